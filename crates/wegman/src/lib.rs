@@ -1,0 +1,29 @@
+//! # wegman — Wegman–Carter message authenticators
+//!
+//! * [`poly1305aes`] — Poly1305-AES exactly as Bernstein's paper defines it:
+//!   one-shot, streaming, batch, the Poly1305 core with any pad, and a
+//!   crash-safe [`nonce`] store for the §3 nonce discipline.
+//!
+//! Secrets are handled without secret-dependent branches or indexes, tags are
+//! compared in constant time, keys are zeroized on drop and never shown by
+//! `Debug`. The portable code contains no `unsafe`; SIMD backends will live
+//! in leaf files chosen by [`platform::Platform::detect`].
+//!
+//! ```
+//! use wegman::poly1305aes::{authenticate, verify, Key};
+//! let key = Key::from_bytes(&[0u8; 32]).expect("an all-zero r is valid");
+//! let nonce = [0u8; 16];
+//! let tag = authenticate(&key, &nonce, b"message");
+//! assert!(verify(&key, &tag, &nonce, b"message").is_ok());
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod ct;
+mod error;
+pub mod nonce;
+pub mod platform;
+pub mod poly1305aes;
+
+pub use error::{Error, RRule};

@@ -1,0 +1,122 @@
+//! Portable Poly1305 arithmetic: radix 2^64, three limbs, no `unsafe`, no
+//! secret-dependent branches or indexes.
+//!
+//! Representation (all limbs `u64`):
+//!
+//! ```text
+//! h = h0 + h1*2^64 + h2*2^128            accumulator, only partially reduced
+//! r = r0 + r1*2^64                       §2: r0, r1 < 2^60 and 4 | r1
+//! s1 = r1 + (r1 >> 2) = 5*r1/4           so that h1*r1*2^128 ≡ h1*s1 (mod 2^130-5)
+//! ```
+//!
+//! Invariant between blocks: `h2 <= 4`, i.e. `h < 5*2^128 < 2p`.
+//! The clamped bits of r (§2) are exactly what keeps every product below
+//! 2^128 and makes `s1` exact; this backend must only be built from a valid r.
+
+/// Poly1305 state for the portable backend.
+#[derive(Clone)]
+pub(crate) struct State {
+    r0: u64,
+    r1: u64,
+    s1: u64,
+    h0: u64,
+    h1: u64,
+    h2: u64,
+}
+
+#[inline(always)]
+fn mul(a: u64, b: u64) -> u128 {
+    u128::from(a) * u128::from(b)
+}
+
+#[inline(always)]
+fn le64(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[..8]);
+    u64::from_le_bytes(w)
+}
+
+impl State {
+    /// `r` must satisfy the §2 bit restrictions (checked by the caller).
+    pub(crate) fn new(r: &[u8; 16]) -> Self {
+        let r0 = le64(&r[0..8]);
+        let r1 = le64(&r[8..16]);
+        debug_assert!(r0 >> 60 == 0 && r1 >> 60 == 0 && r1 & 3 == 0);
+        State { r0, r1, s1: r1 + (r1 >> 2), h0: 0, h1: 0, h2: 0 }
+    }
+
+    /// h = (h + c) * r mod 2^130-5 (partially reduced) for each 16-byte block
+    /// of `blocks`, where c = block + hibit*2^128.
+    ///
+    /// `hibit` is 1 for a full 16-byte chunk of the message and 0 for the
+    /// final partial chunk, which the caller has already padded with a 1 byte
+    /// and zeros (§2, "Conversion and padding").
+    pub(crate) fn blocks(&mut self, blocks: &[u8], hibit: u64) {
+        debug_assert!(blocks.len() % 16 == 0 && hibit <= 1);
+        let (r0, r1, s1) = (self.r0, self.r1, self.s1);
+        let (mut h0, mut h1, mut h2) = (self.h0, self.h1, self.h2);
+        for c in blocks.chunks_exact(16) {
+            // h += c.   Pre: h2 <= 4.   Post: h2 <= 4 + 1 + 1 = 6.
+            let (t0, k0) = h0.overflowing_add(le64(&c[0..8]));
+            let (t1, k1a) = h1.overflowing_add(le64(&c[8..16]));
+            let (t1, k1b) = t1.overflowing_add(u64::from(k0));
+            h0 = t0;
+            h1 = t1;
+            h2 += hibit + u64::from(k1a | k1b);
+
+            // d = h * r, folding 2^130 ≡ 5 through s1.
+            //   d0 = h0*r0 + h1*s1          < 2^124 + 1.25*2^124 < 2^126
+            //   d1 = h0*r1 + h1*r0 + h2*s1  < 2^124 + 2^124 + 6*1.25*2^60 < 2^126
+            //   d2 = h2*r0                  <= 6*(2^60-1) < 2^63
+            let d0 = mul(h0, r0) + mul(h1, s1);
+            let d1 = mul(h0, r1) + mul(h1, r0) + mul(h2, s1) + (d0 >> 64);
+            // With the carry (d0 >> 64) < 2^62, d1 < 2^126, so (d1 >> 64) < 2^62.
+            let d2 = h2 * r0 + (d1 >> 64) as u64; // < 6*2^60 + 2^62 < 2^63.4
+            h0 = d0 as u64;
+            h1 = d1 as u64;
+
+            // Partial reduction: keep 2 bits in h2, fold the rest times 5.
+            //   c = (d2 >> 2) * 5 = (d2 & !3) + (d2 >> 2) <= 1.25 * d2 < 2^63.8.
+            let c = (d2 & !3) + (d2 >> 2);
+            h2 = d2 & 3;
+            let (t0, k0) = h0.overflowing_add(c);
+            let (t1, k1) = h1.overflowing_add(u64::from(k0));
+            h0 = t0;
+            h1 = t1;
+            h2 += u64::from(k1); // Post: h2 <= 4.
+        }
+        self.h0 = h0;
+        self.h1 = h1;
+        self.h2 = h2;
+    }
+
+    /// ((h mod 2^130-5) + s) mod 2^128, little-endian.
+    pub(crate) fn finalize(&self, s: &[u8; 16]) -> [u8; 16] {
+        let (h0, h1, h2) = (self.h0, self.h1, self.h2);
+        // h < 5*2^128 < 2p, so one conditional subtraction of p fully reduces.
+        // g = h + 5; h >= p  <=>  g >= 2^130  <=>  g2 >= 4 (g2 <= 5).
+        let (g0, k0) = h0.overflowing_add(5);
+        let (g1, k1) = h1.overflowing_add(u64::from(k0));
+        let g2 = h2 + u64::from(k1);
+        let mask = (g2 >> 2).wrapping_neg(); // all-ones iff h >= p
+        // g - 2^130 agrees with g mod 2^128 on the two low limbs.
+        let f0 = (h0 & !mask) | (g0 & mask);
+        let f1 = (h1 & !mask) | (g1 & mask);
+        let (o0, k) = f0.overflowing_add(le64(&s[0..8]));
+        let o1 = f1.wrapping_add(le64(&s[8..16])).wrapping_add(u64::from(k));
+        let mut out = [0u8; 16];
+        out[..8].copy_from_slice(&o0.to_le_bytes());
+        out[8..].copy_from_slice(&o1.to_le_bytes());
+        out
+    }
+
+    pub(crate) fn wipe(&mut self) {
+        use zeroize::Zeroize;
+        self.r0.zeroize();
+        self.r1.zeroize();
+        self.s1.zeroize();
+        self.h0.zeroize();
+        self.h1.zeroize();
+        self.h2.zeroize();
+    }
+}

@@ -1,0 +1,142 @@
+//! Poly1305-AES itself: Poly1305_r(m, AES_k(n)) (§2 "Authenticators").
+
+use core::fmt;
+
+use aes::Aes128Enc;
+use zeroize::Zeroize;
+
+use super::key::{aes_pad, Key, NONCE_BYTES, TAG_BYTES};
+use super::poly1305::Poly1305;
+use crate::error::Error;
+use crate::platform::Platform;
+
+/// A key with its AES key schedule expanded once, for callers that
+/// authenticate many messages under one key.
+///
+/// Poly1305 itself needs no precomputation (that is the paper's point about
+/// key agility); only the AES round keys are cached here.
+#[derive(Clone)]
+pub struct ExpandedKey {
+    cipher: Aes128Enc,
+    r: [u8; 16],
+}
+
+impl ExpandedKey {
+    /// Expand `key`'s AES schedule.
+    pub fn new(key: &Key) -> Self {
+        ExpandedKey { cipher: key.cipher(), r: *key.r() }
+    }
+
+    /// Start a streaming computation for `nonce`.
+    pub fn start(&self, nonce: &[u8; NONCE_BYTES]) -> Poly1305Aes {
+        let mut s = aes_pad(&self.cipher, nonce);
+        let inner = Poly1305::new_unchecked(&self.r, &s, Platform::detect());
+        s.zeroize();
+        Poly1305Aes { inner }
+    }
+
+    /// One-shot authenticator of `message` under `nonce`.
+    pub fn authenticate(&self, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> [u8; TAG_BYTES] {
+        let mut m = self.start(nonce);
+        m.update(message);
+        m.finalize()
+    }
+
+    /// Constant-time check of `tag`.
+    #[must_use = "a failed verification must be acted upon"]
+    pub fn verify(&self, tag: &[u8; TAG_BYTES], nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<(), Error> {
+        let mut m = self.start(nonce);
+        m.update(message);
+        m.verify(tag)
+    }
+}
+
+impl Drop for ExpandedKey {
+    fn drop(&mut self) {
+        self.r.zeroize();
+    }
+}
+
+impl fmt::Debug for ExpandedKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("poly1305aes::ExpandedKey { .. }")
+    }
+}
+
+/// Streaming ("incremental", §1) Poly1305-AES.
+///
+/// ```
+/// use wegman::poly1305aes::{authenticate, Key, Poly1305Aes};
+/// let key = Key::from_bytes_clamped(&[7u8; 32]);
+/// let nonce = [1u8; 16];
+/// let mut mac = Poly1305Aes::new(&key, &nonce);
+/// mac.update(b"hello, ");
+/// mac.update(b"world");
+/// assert_eq!(mac.finalize(), authenticate(&key, &nonce, b"hello, world"));
+/// ```
+#[derive(Clone)]
+pub struct Poly1305Aes {
+    inner: Poly1305,
+}
+
+impl Poly1305Aes {
+    /// Start authenticating a message under `key` and `nonce`.
+    pub fn new(key: &Key, nonce: &[u8; NONCE_BYTES]) -> Self {
+        let mut s = aes_pad(&key.cipher(), nonce);
+        let inner = Poly1305::new_unchecked(key.r(), &s, Platform::detect());
+        s.zeroize();
+        Poly1305Aes { inner }
+    }
+
+    /// Absorb message bytes; any split gives the same result.
+    pub fn update(&mut self, data: &[u8]) {
+        self.inner.update(data);
+    }
+
+    /// The 16-byte authenticator.
+    pub fn finalize(self) -> [u8; TAG_BYTES] {
+        self.inner.finalize()
+    }
+
+    /// Constant-time comparison with `tag`.
+    #[must_use = "a failed verification must be acted upon"]
+    pub fn verify(self, tag: &[u8; TAG_BYTES]) -> Result<(), Error> {
+        self.inner.verify(tag)
+    }
+
+    /// Which backend computes the polynomial.
+    pub fn platform(&self) -> Platform {
+        self.inner.platform()
+    }
+}
+
+impl fmt::Debug for Poly1305Aes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Poly1305Aes").field("platform", &self.platform()).finish_non_exhaustive()
+    }
+}
+
+/// Poly1305_r(m, AES_k(n)), the exact function of §2, AES key expansion included.
+///
+/// ```
+/// use wegman::poly1305aes::{authenticate, verify, Key};
+/// let key = Key::from_bytes_clamped(&[42u8; 32]);
+/// let nonce = [0u8; 16];
+/// let tag = authenticate(&key, &nonce, b"attack at dawn");
+/// assert!(verify(&key, &tag, &nonce, b"attack at dawn").is_ok());
+/// assert!(verify(&key, &tag, &nonce, b"attack at dusk").is_err());
+/// ```
+pub fn authenticate(key: &Key, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> [u8; TAG_BYTES] {
+    let mut m = Poly1305Aes::new(key, nonce);
+    m.update(message);
+    m.finalize()
+}
+
+/// Check `tag` against `message` in constant time: `Ok(())` or
+/// [`Error::TagMismatch`]. Never panics.
+#[must_use = "a failed verification must be acted upon"]
+pub fn verify(key: &Key, tag: &[u8; TAG_BYTES], nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<(), Error> {
+    let mut m = Poly1305Aes::new(key, nonce);
+    m.update(message);
+    m.verify(tag)
+}

@@ -1,0 +1,34 @@
+//! Poly1305-AES (D. J. Bernstein, FSE 2005).
+//!
+//! The authenticator of a message m under secret key (k, r) and nonce n is
+//! the 16-byte little-endian encoding of
+//!
+//! ```text
+//! (((c_1 r^q + c_2 r^(q-1) + ... + c_q r) mod 2^130 - 5) + AES_k(n)) mod 2^128
+//! ```
+//!
+//! where c_i are the message's 16-byte chunks with a 1 byte appended (§2).
+//!
+//! # Security (§3)
+//! * **Never** authenticate two different messages under one key with the
+//!   same nonce: that reveals r. Use [`crate::nonce::NonceStore`] to hand out
+//!   nonces that survive crashes.
+//! * r must have 22 particular bits clear; [`Key::from_bytes`] rejects an r
+//!   that does not, [`Key::from_bytes_clamped`] / [`clamp`] clear them.
+//!
+//! # Layout
+//! `key.rs` (keys, clamp), `poly1305.rs` (the core with any s),
+//! `mac.rs` (Poly1305-AES, streaming and one-shot), `batch.rs`,
+//! `traits.rs` (RustCrypto), `backend/` (arithmetic, chosen per key).
+
+mod backend;
+mod batch;
+mod key;
+mod mac;
+mod poly1305;
+mod traits;
+
+pub use batch::{authenticate_many, verify_many, Item};
+pub use key::{check_r, clamp, Key, KEY_BYTES, NONCE_BYTES, TAG_BYTES};
+pub use mac::{authenticate, verify, ExpandedKey, Poly1305Aes};
+pub use poly1305::Poly1305;

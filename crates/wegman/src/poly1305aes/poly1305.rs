@@ -1,0 +1,150 @@
+//! Poly1305_r(m, s) on its own: "Poly1305-AnotherFunction" (§1, §2 "Nonces").
+//!
+//! The paper notes that nothing is special about AES: any keyed function that
+//! maps nonces to 16-byte strings can supply s. [`Poly1305`] takes r and any
+//! 16-byte s; [`Poly1305Aes`](super::Poly1305Aes) is this type with
+//! s = AES_k(n).
+
+use core::fmt;
+
+use zeroize::Zeroize;
+
+use super::backend::State;
+use super::key::check_r;
+use crate::ct;
+use crate::error::Error;
+use crate::platform::Platform;
+
+/// Streaming Poly1305 with a caller-supplied one-time pad s.
+///
+/// ```
+/// use wegman::poly1305aes::Poly1305;
+/// // RFC 8439 §2.5.2: key = r || s, r clamped by the RFC's convention.
+/// let key = hex_literal(b"85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b");
+/// let mut mac = Poly1305::new_rfc8439(&key);
+/// mac.update(b"Cryptographic Forum ");
+/// mac.update(b"Research Group");
+/// assert_eq!(mac.finalize()[..4], [0xa8, 0x06, 0x1d, 0xc1]);
+/// # fn hex_literal(h: &[u8]) -> [u8; 32] {
+/// #     let mut o = [0u8; 32];
+/// #     for i in 0..32 { o[i] = u8::from_str_radix(core::str::from_utf8(&h[2*i..2*i+2]).unwrap(), 16).unwrap(); }
+/// #     o
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Poly1305 {
+    state: State,
+    s: [u8; 16],
+    buf: [u8; 16],
+    buf_len: usize,
+}
+
+impl Poly1305 {
+    /// Start Poly1305_r(·, s). Rejects an r that breaks §2.
+    pub fn new(r: &[u8; 16], s: &[u8; 16]) -> Result<Self, Error> {
+        check_r(r)?;
+        Ok(Self::new_unchecked(r, s, Platform::detect()))
+    }
+
+    /// RFC 8439 layout: 32 bytes `r || s`, r clamped as the RFC prescribes.
+    pub fn new_rfc8439(key: &[u8; 32]) -> Self {
+        let mut r = [0u8; 16];
+        let mut s = [0u8; 16];
+        r.copy_from_slice(&key[..16]);
+        s.copy_from_slice(&key[16..]);
+        super::key::clamp(&mut r);
+        let me = Self::new_unchecked(&r, &s, Platform::detect());
+        r.zeroize();
+        s.zeroize();
+        me
+    }
+
+    /// Force a particular backend (for differential tests and benchmarks).
+    /// The caller must have checked r.
+    pub(crate) fn new_unchecked(r: &[u8; 16], s: &[u8; 16], platform: Platform) -> Self {
+        Poly1305 { state: State::with_platform(r, platform), s: *s, buf: [0; 16], buf_len: 0 }
+    }
+
+    /// Build with an explicit backend; `r` is checked. Used by tests that
+    /// compare every backend with the portable one.
+    pub fn with_platform(r: &[u8; 16], s: &[u8; 16], platform: Platform) -> Result<Self, Error> {
+        check_r(r)?;
+        Ok(Self::new_unchecked(r, s, platform))
+    }
+
+    /// Which backend this state runs on.
+    pub fn platform(&self) -> Platform {
+        self.state.platform()
+    }
+
+    /// Absorb more message bytes; any split of a message gives the same tag.
+    pub fn update(&mut self, mut data: &[u8]) {
+        if self.buf_len > 0 {
+            let take = (16 - self.buf_len).min(data.len());
+            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&data[..take]);
+            self.buf_len += take;
+            data = &data[take..];
+            if self.buf_len < 16 {
+                return;
+            }
+            self.state.blocks(&self.buf, 1);
+            self.buf_len = 0;
+        }
+        let full = data.len() & !15;
+        if full > 0 {
+            self.state.blocks(&data[..full], 1);
+        }
+        let rest = &data[full..];
+        self.buf[..rest.len()].copy_from_slice(rest);
+        self.buf_len = rest.len();
+    }
+
+    /// Absorb whole 16-byte blocks only (each gets its 2^128 bit). Used by the
+    /// `universal-hash` integration.
+    pub(crate) fn update_blocks(&mut self, blocks: &[u8]) {
+        debug_assert!(self.buf_len == 0 && blocks.len() % 16 == 0);
+        self.state.blocks(blocks, 1);
+    }
+
+    /// The 16-byte authenticator. Consumes the state, which is then wiped.
+    pub fn finalize(mut self) -> [u8; 16] {
+        self.finish()
+    }
+
+    /// Compare with `tag` in constant time.
+    #[must_use = "a failed verification must be acted upon"]
+    pub fn verify(mut self, tag: &[u8; 16]) -> Result<(), Error> {
+        let mut mine = self.finish();
+        let ok = ct::eq16(&mine, tag);
+        mine.zeroize();
+        if ok { Ok(()) } else { Err(Error::TagMismatch) }
+    }
+
+    fn finish(&mut self) -> [u8; 16] {
+        if self.buf_len > 0 {
+            // §2: append a 1 byte to the final 1..15-byte chunk, zero-pad to
+            // 16 bytes, and give it no 2^128 bit.
+            let mut last = [0u8; 16];
+            last[..self.buf_len].copy_from_slice(&self.buf[..self.buf_len]);
+            last[self.buf_len] = 1;
+            self.state.blocks(&last, 0);
+            last.zeroize();
+            self.buf_len = 0;
+        }
+        self.state.finalize(&self.s)
+    }
+}
+
+impl Drop for Poly1305 {
+    fn drop(&mut self) {
+        self.state.wipe();
+        self.s.zeroize();
+        self.buf.zeroize();
+    }
+}
+
+impl fmt::Debug for Poly1305 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Poly1305").field("platform", &self.platform()).finish_non_exhaustive()
+    }
+}
