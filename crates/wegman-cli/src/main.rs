@@ -1,1 +1,117 @@
-fn main(){}
+//! `wegman`: authenticate files with Wegman–Carter MACs.
+//!
+//! Exit status (all commands): 0 success; 1 a tag did not verify or a listed
+//! file could not be read; 2 usage, I/O, key or malformed-input errors.
+
+mod check;
+mod explicit;
+mod hexarg;
+mod input;
+mod keyfile;
+mod manifest;
+mod parallel;
+mod progress;
+mod tag;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Wegman–Carter message authentication (Poly1305-AES).
+///
+/// Keys live in key files (`wegman keygen`); the nonce state is kept beside
+/// the key in KEYFILE.nonce and must travel with it.
+#[derive(Parser)]
+#[command(name = "wegman", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create a new random key file (mode 0600) and its nonce state.
+    Keygen {
+        /// Where to write the key; refuses to overwrite.
+        #[arg(short = 'o', long = "output", value_name = "KEYFILE")]
+        output: PathBuf,
+    },
+    /// Print one manifest line per file: `POLY1305-AES (name) nonce=<hex> = <hex>`.
+    Tag(tag::TagArgs),
+    /// Verify the files listed in a manifest made by `wegman tag`.
+    Check(check::CheckArgs),
+    /// Print the tag of one input under an explicit key and nonce.
+    Mac(ExplicitArgs),
+    /// Verify a tag of one input under an explicit key and nonce (exit 0 valid, 1 invalid).
+    Verify(VerifyArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Alg {
+    /// Poly1305-AES (Bernstein 2005): key = k (16 bytes) || r (16 bytes).
+    Poly1305aes,
+}
+
+#[derive(Args)]
+struct KeySource {
+    /// The key as hex on the command line. UNSAFE for real secrets: argv is
+    /// visible to other users (ps, /proc) and lands in shell history. Meant
+    /// for test vectors and interop scripts.
+    #[arg(long, value_name = "HEX", required_unless_present = "key_file", conflicts_with = "key_file")]
+    key_hex: Option<String>,
+    /// Read the key from a wegman key file (or a file holding just the hex key).
+    #[arg(long, value_name = "PATH")]
+    key_file: Option<PathBuf>,
+    /// Clear r's forbidden bits (§2) instead of rejecting such a key.
+    #[arg(long)]
+    clamp: bool,
+}
+
+#[derive(Args)]
+struct ExplicitArgs {
+    /// Algorithm.
+    alg: Alg,
+    #[command(flatten)]
+    key: KeySource,
+    /// The 16-byte nonce as 32 hex digits. Never reuse a nonce with one key.
+    #[arg(long, value_name = "HEX")]
+    nonce_hex: String,
+    /// Input file; `-` or nothing reads standard input.
+    #[arg(value_name = "FILE")]
+    file: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct VerifyArgs {
+    #[command(flatten)]
+    common: ExplicitArgs,
+    /// The tag to check, as 32 hex digits.
+    #[arg(long, value_name = "HEX")]
+    tag_hex: String,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            // clap: help/version are not errors; everything else is usage (2)
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    let result = match cli.command {
+        Command::Keygen { output } => keyfile::keygen(&output).map(|()| 0),
+        Command::Tag(args) => tag::run(&args),
+        Command::Check(args) => check::run(&args),
+        Command::Mac(args) => explicit::mac(&args),
+        Command::Verify(args) => explicit::verify(&args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(msg) => {
+            eprintln!("wegman: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}

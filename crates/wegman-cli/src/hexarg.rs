@@ -1,0 +1,26 @@
+//! Hex arguments: exact lengths, clear errors.
+
+/// Decode exactly `N` bytes from hex (either case), naming `what` on error.
+pub fn decode<const N: usize>(what: &str, s: &str) -> Result<[u8; N], String> {
+    let s = s.trim();
+    if s.len() != 2 * N {
+        return Err(format!("{what}: expected {} hex digits, got {}", 2 * N, s.len()));
+    }
+    if !s.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return Err(format!("{what}: not a hex string"));
+    }
+    let mut out = [0u8; N];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|_| format!("{what}: not a hex string"))?;
+    }
+    Ok(out)
+}
+
+/// Lowercase hex.
+pub fn encode(b: &[u8]) -> String {
+    let mut s = String::with_capacity(2 * b.len());
+    for x in b {
+        s.push_str(&format!("{x:02x}"));
+    }
+    s
+}

@@ -1,0 +1,63 @@
+//! `wegman tag -k KEYFILE FILE...`
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use wegman::nonce::{state_path_for_key, NonceStore, DEFAULT_RESERVE};
+
+use crate::{input, keyfile, manifest, parallel, progress};
+
+#[derive(Args)]
+pub struct TagArgs {
+    /// Key file made by `wegman keygen`; its nonce state KEYFILE.nonce is used and advanced.
+    #[arg(short = 'k', long = "key", value_name = "KEYFILE")]
+    key: PathBuf,
+    /// Nonces reserved on disk per write of the nonce state (any value is safe;
+    /// larger means fewer disk syncs, smaller wastes fewer nonces after a crash).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_RESERVE)]
+    nonce_reserve: u64,
+    /// Files to tag; `-` is standard input.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+}
+
+pub fn run(args: &TagArgs) -> Result<u8, String> {
+    let key = keyfile::read(&args.key, false)?;
+    let mut store = NonceStore::open(&state_path_for_key(&args.key))
+        .map_err(|e| e.to_string())?
+        .with_reserve(args.nonce_reserve);
+    // Every file gets its nonce before any output; a nonce handed to a file
+    // that then fails to read is simply never used again.
+    let mut jobs = Vec::with_capacity(args.files.len());
+    for f in &args.files {
+        jobs.push((f.clone(), store.next_nonce().map_err(|e| e.to_string())?));
+    }
+    let bar = progress::bar(args.files.iter().map(|f| input::size_hint(f)).sum());
+    let mut status = 0u8;
+    let stdout = std::io::stdout();
+    parallel::ordered(
+        &jobs,
+        |(path, nonce)| input::poly1305aes(&key, nonce, path, &bar).map(|m| m.finalize()),
+        |i, res| {
+            let (path, nonce) = &jobs[i];
+            let name = path.to_string_lossy();
+            match res {
+                Ok(tag) => {
+                    let mut out = stdout.lock();
+                    writeln!(out, "{}", manifest::format(&name, nonce, &tag))
+                        .and_then(|()| out.flush())
+                        .map_err(|e| format!("writing output: {}", input::describe(&e)))?;
+                }
+                Err(e) => {
+                    bar.suspend(|| eprintln!("wegman: {name}: {}", input::describe(&e)));
+                    status = 1;
+                }
+            }
+            Ok::<(), String>(())
+        },
+    )?;
+    bar.finish_and_clear();
+    store.close().map_err(|e| e.to_string())?;
+    Ok(status)
+}

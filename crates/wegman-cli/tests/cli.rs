@@ -1,0 +1,345 @@
+//! The `wegman` command: vectors through `mac`/`verify`, and keygen/tag/check
+//! with exact output and exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn wegman() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_wegman"))
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.stdin(Stdio::null()).output().expect("spawn wegman")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).unwrap()
+}
+
+fn shared() -> PathBuf {
+    std::env::var("WEGMAN_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+}
+
+fn vectors() -> Vec<Value> {
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(shared().join("vectors/poly1305aes.json")).unwrap()).unwrap();
+    v["groups"].as_array().unwrap().iter().flat_map(|g| g["vectors"].as_array().unwrap().clone()).collect()
+}
+
+fn s<'a>(v: &'a Value, f: &str) -> &'a str {
+    v[f].as_str().unwrap()
+}
+
+#[test]
+fn every_vector_through_mac_and_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut n = 0;
+    for v in vectors() {
+        if v.get("k").is_none() || v.get("tag").is_none() {
+            continue;
+        }
+        let msg = dir.path().join("m");
+        std::fs::write(&msg, hex::decode(s(&v, "m")).unwrap()).unwrap();
+        let key = format!("{}{}", s(&v, "k"), s(&v, "r"));
+        let out = run(wegman().args(["mac", "poly1305aes", "--key-hex", &key, "--nonce-hex", s(&v, "n")]).arg(&msg));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), format!("{}\n", s(&v, "tag")), "{}", v["name"]);
+        // verify: good tag 0, flipped tag 1
+        let ok = run(wegman()
+            .args(["verify", "poly1305aes", "--key-hex", &key, "--nonce-hex", s(&v, "n"), "--tag-hex", s(&v, "tag")])
+            .arg(&msg));
+        assert_eq!(ok.status.code(), Some(0));
+        if n % 16 == 0 {
+            let mut bad = hex::decode(s(&v, "tag")).unwrap();
+            bad[15] ^= 0x80;
+            let no = run(wegman()
+                .args(["verify", "poly1305aes", "--key-hex", &key, "--nonce-hex", s(&v, "n"), "--tag-hex"])
+                .arg(hex::encode(bad))
+                .arg(&msg));
+            assert_eq!(no.status.code(), Some(1));
+            assert!(no.stdout.is_empty());
+        }
+        n += 1;
+    }
+    assert!(n > 370);
+}
+
+#[test]
+fn stdin_and_dash_and_key_file() {
+    let v = &vectors()[0]; // Appendix A #1
+    let key = format!("{}{}", s(v, "k"), s(v, "r"));
+    let dir = tempfile::tempdir().unwrap();
+    let kf = dir.path().join("hexkey");
+    std::fs::write(&kf, format!("{key}\n")).unwrap();
+    for dash in [true, false] {
+        let mut cmd = wegman();
+        cmd.args(["mac", "poly1305aes", "--key-file"]).arg(&kf).args(["--nonce-hex", s(v, "n")]);
+        if dash {
+            cmd.arg("-");
+        }
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&hex::decode(s(v, "m")).unwrap()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(text(&out.stdout), "f4c633c3044fc145f84f335cb81953de\n");
+    }
+}
+
+#[test]
+fn invalid_r_exits_2_unless_clamped() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seen = 0;
+    for v in vectors() {
+        if v.get("expect").is_none() {
+            continue;
+        }
+        let msg = dir.path().join("m");
+        std::fs::write(&msg, hex::decode(s(&v, "m")).unwrap()).unwrap();
+        let key = format!("{}{}", s(&v, "k"), s(&v, "r"));
+        let out = run(wegman().args(["mac", "poly1305aes", "--key-hex", &key, "--nonce-hex", s(&v, "n")]).arg(&msg));
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty());
+        let err = text(&out.stderr);
+        assert!(err.contains("§2") && err.contains("--clamp"), "{err}");
+        let out = run(wegman()
+            .args(["mac", "poly1305aes", "--clamp", "--key-hex", &key, "--nonce-hex", s(&v, "n")])
+            .arg(&msg));
+        assert_eq!(out.status.code(), Some(0));
+        let k: [u8; 16] = hex::decode(s(&v, "k")).unwrap().try_into().unwrap();
+        let r: [u8; 16] = hex::decode(s(&v, "r_clamped")).unwrap().try_into().unwrap();
+        let n: [u8; 16] = hex::decode(s(&v, "n")).unwrap().try_into().unwrap();
+        let want = hex::encode(reference_tag(&k, &r, &n, &hex::decode(s(&v, "m")).unwrap()));
+        assert_eq!(text(&out.stdout), format!("{want}\n"));
+        seen += 1;
+    }
+    assert_eq!(seen, 8);
+}
+
+/// Tag via the library (itself tested against the reference model).
+fn reference_tag(k: &[u8; 16], r: &[u8; 16], n: &[u8; 16], m: &[u8]) -> [u8; 16] {
+    let mut kr = [0u8; 32];
+    kr[..16].copy_from_slice(k);
+    kr[16..].copy_from_slice(r);
+    wegman::poly1305aes::authenticate(&wegman::poly1305aes::Key::from_bytes(&kr).unwrap(), n, m)
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let key = "00".repeat(32);
+    for args in [
+        vec!["mac", "poly1305aes", "--key-hex", &key[..62], "--nonce-hex", "00000000000000000000000000000000"],
+        vec!["mac", "poly1305aes", "--key-hex", &key, "--nonce-hex", "0000000000000000000000000000000g"],
+        vec!["mac", "poly1305aes", "--nonce-hex", "00000000000000000000000000000000"],
+        vec!["mac", "md5", "--key-hex", &key, "--nonce-hex", "00000000000000000000000000000000"],
+        vec!["verify", "poly1305aes", "--key-hex", &key, "--nonce-hex", "00000000000000000000000000000000"],
+        vec!["verify", "poly1305aes", "--key-hex", &key, "--nonce-hex", "00000000000000000000000000000000", "--tag-hex", "00"],
+        vec!["mac", "poly1305aes", "--key-hex", &key, "--nonce-hex", "00000000000000000000000000000000", "/nonexistent/file"],
+        vec!["tag", "-k", "/nonexistent/key", "x"],
+        vec!["frobnicate"],
+    ] {
+        let out = run(wegman().args(&args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run(wegman().args(["keygen", "-o", "key"]).current_dir(dir.path()));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        Fixture { dir }
+    }
+    fn path(&self, p: &str) -> PathBuf {
+        self.dir.path().join(p)
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        run(wegman().args(args).current_dir(self.dir.path()))
+    }
+    fn write(&self, p: &str, data: &[u8]) {
+        std::fs::write(self.path(p), data).unwrap();
+    }
+}
+
+#[test]
+fn keygen_makes_a_private_key_and_refuses_to_overwrite() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::new();
+    let meta = std::fs::metadata(f.path("key")).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert!(f.path("key.nonce").exists());
+    let before = std::fs::read(f.path("key")).unwrap();
+    let out = f.run(&["keygen", "-o", "key"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(f.path("key")).unwrap(), before);
+    // the key is valid and nothing secret was printed
+    assert!(out.stdout.is_empty());
+    let text = String::from_utf8(before).unwrap();
+    let hex = text.lines().find_map(|l| l.strip_prefix("key ")).unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(hex));
+    assert!(wegman::poly1305aes::Key::from_slice(&hex::decode(hex).unwrap()).is_ok());
+}
+
+#[test]
+fn tag_then_check_all_ok() {
+    let f = Fixture::new();
+    f.write("a.txt", b"hello\n");
+    f.write("empty", b"");
+    f.write("big", &vec![0xffu8; 1 << 20]);
+    let out = f.run(&["tag", "-k", "key", "a.txt", "empty", "big"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let manifest = text(&out.stdout);
+    let lines: Vec<&str> = manifest.lines().collect();
+    assert_eq!(lines.len(), 3);
+    for (i, (line, name)) in lines.iter().zip(["a.txt", "empty", "big"]).enumerate() {
+        let mut nonce = [0u8; 16];
+        nonce[0] = i as u8;
+        let prefix = format!("POLY1305-AES ({name}) nonce={} = ", hex::encode(nonce));
+        assert!(line.starts_with(&prefix), "{line}");
+        assert_eq!(line.len(), prefix.len() + 32);
+    }
+    f.write("MANIFEST", manifest.as_bytes());
+    let out = f.run(&["check", "-k", "key", "MANIFEST"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "a.txt: OK\nempty: OK\nbig: OK\n");
+    assert_eq!(text(&out.stderr), "");
+    let out = f.run(&["check", "-k", "key", "--quiet", "MANIFEST"]);
+    assert_eq!((out.status.code(), text(&out.stdout)), (Some(0), String::new()));
+    // the manifest can come from stdin
+    let mut child = wegman()
+        .args(["check", "-k", "key", "-"])
+        .current_dir(f.dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(manifest.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // a second tag run continues the nonce sequence
+    let out = f.run(&["tag", "-k", "key", "a.txt"]);
+    assert!(text(&out.stdout).contains("nonce=03000000000000000000000000000000"));
+}
+
+#[test]
+fn check_reports_tampering_missing_and_malformed() {
+    let f = Fixture::new();
+    for n in ["one", "two", "three", "four"] {
+        f.write(n, n.as_bytes());
+    }
+    let out = f.run(&["tag", "-k", "key", "one", "two", "three", "four"]);
+    let manifest = text(&out.stdout);
+    f.write("M", manifest.as_bytes());
+
+    // tampered file
+    f.write("two", b"TWO");
+    let out = f.run(&["check", "-k", "key", "M"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "one: OK\ntwo: FAILED\nthree: OK\nfour: OK\n");
+    assert_eq!(text(&out.stderr), "wegman: WARNING: 1 computed tag did NOT match\n");
+    f.write("two", b"two");
+
+    // tampered manifest line: tag, then nonce
+    let mut lines: Vec<String> = manifest.lines().map(String::from).collect();
+    let l = lines[2].clone();
+    let last = l.chars().last().unwrap();
+    lines[2] = format!("{}{}", &l[..l.len() - 1], if last == '0' { '1' } else { '0' });
+    let l0 = lines[0].clone();
+    lines[0] = l0.replacen("nonce=00", "nonce=10", 1);
+    f.write("M2", (lines.join("\n") + "\n").as_bytes());
+    let out = f.run(&["check", "-k", "key", "M2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "one: FAILED\ntwo: OK\nthree: FAILED\nfour: OK\n");
+    assert_eq!(text(&out.stderr), "wegman: WARNING: 2 computed tags did NOT match\n");
+
+    // missing file
+    std::fs::remove_file(f.path("three")).unwrap();
+    let out = f.run(&["check", "-k", "key", "M"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "one: OK\ntwo: OK\nthree: FAILED open or read\nfour: OK\n");
+    assert_eq!(
+        text(&out.stderr),
+        "wegman: three: No such file or directory\nwegman: WARNING: 1 listed file could not be read\n"
+    );
+    let out = f.run(&["check", "-k", "key", "--ignore-missing", "M"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "one: OK\ntwo: OK\nfour: OK\n");
+    assert_eq!(text(&out.stderr), "");
+    let out = f.run(&["check", "-k", "key", "--status", "M"]);
+    assert_eq!((out.status.code(), out.stdout.len(), out.stderr.len()), (Some(1), 0, 0));
+
+    // malformed line: strict, exit 2, well-formed lines still checked
+    f.write("three", b"three");
+    let mut lines: Vec<String> = manifest.lines().map(String::from).collect();
+    lines.insert(1, "POLY1305-AES (two) nonce=zz = 00".into());
+    f.write("M3", (lines.join("\n") + "\n").as_bytes());
+    let out = f.run(&["check", "-k", "key", "M3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "one: OK\ntwo: OK\nthree: OK\nfour: OK\n");
+    assert_eq!(
+        text(&out.stderr),
+        "wegman: M3: 2: improperly formatted POLY1305-AES line\nwegman: WARNING: 1 line is improperly formatted\n"
+    );
+
+    // wrong key: every line fails
+    let g = Fixture::new();
+    std::fs::copy(f.path("key"), g.path("other")).unwrap();
+    let out = run(wegman().args(["check", "-k"]).arg(g.path("key")).arg("M").current_dir(f.dir.path()));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout).matches("FAILED").count(), 4);
+
+    // empty manifest, missing manifest
+    f.write("E", b"");
+    assert_eq!(f.run(&["check", "-k", "key", "E"]).status.code(), Some(2));
+    assert_eq!(f.run(&["check", "-k", "key", "nope"]).status.code(), Some(2));
+}
+
+#[test]
+fn awkward_file_names_are_escaped_like_coreutils() {
+    let f = Fixture::new();
+    f.write("new\nline", b"x");
+    f.write("back\\slash", b"y");
+    let out = f.run(&["tag", "-k", "key", "new\nline", "back\\slash"]);
+    let manifest = text(&out.stdout);
+    let lines: Vec<&str> = manifest.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].starts_with("\\POLY1305-AES (new\\nline) nonce="), "{}", lines[0]);
+    assert!(lines[1].starts_with("\\POLY1305-AES (back\\\\slash) nonce="), "{}", lines[1]);
+    f.write("M", manifest.as_bytes());
+    let out = f.run(&["check", "-k", "key", "M"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "\\new\\nline: OK\n\\back\\\\slash: OK\n");
+}
+
+#[test]
+fn tag_of_unreadable_file_exits_1_and_still_tags_the_rest() {
+    let f = Fixture::new();
+    f.write("ok", b"fine");
+    let out = f.run(&["tag", "-k", "key", "missing", "ok"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout).lines().count(), 1);
+    assert!(text(&out.stdout).starts_with("POLY1305-AES (ok) nonce=01"));
+    assert_eq!(text(&out.stderr), "wegman: missing: No such file or directory\n");
+}
+
+#[test]
+fn tag_refuses_without_nonce_state() {
+    let f = Fixture::new();
+    f.write("x", b"x");
+    std::fs::remove_file(f.path("key.nonce")).unwrap();
+    let out = f.run(&["tag", "-k", "key", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(text(&out.stderr).contains("refusing to guess"));
+    let _ = Path::new("");
+}
