@@ -68,13 +68,14 @@ pub fn run(args: &CheckArgs) -> Result<u8, String> {
     let stdout = io::stdout();
     parallel::ordered(
         &lines,
-        |l| match input::poly1305aes(&key, &l.nonce, Path::new(&l.name), &indicatif::ProgressBar::hidden()) {
+        |_| Ok::<(), String>(()),
+        |l, ()| match input::poly1305aes(&key, &l.nonce, Path::new(&l.name), &indicatif::ProgressBar::hidden()) {
             Ok(mac) => {
                 if mac.verify(&l.tag).is_ok() { Outcome::Ok } else { Outcome::Mismatch }
             }
             Err(e) => Outcome::Unreadable(e),
         },
-        |i, outcome| {
+        |i, (), outcome| {
             let name = manifest::status_name(&lines[i].name);
             let text = match outcome {
                 Outcome::Ok => {

@@ -27,25 +27,21 @@ pub fn run(args: &TagArgs) -> Result<u8, String> {
     let mut store = NonceStore::open(&state_path_for_key(&args.key))
         .map_err(|e| e.to_string())?
         .with_reserve(args.nonce_reserve);
-    // Every file gets its nonce before any output; a nonce handed to a file
-    // that then fails to read is simply never used again.
-    let mut jobs = Vec::with_capacity(args.files.len());
-    for f in &args.files {
-        jobs.push((f.clone(), store.next_nonce().map_err(|e| e.to_string())?));
-    }
+    // Nonces are claimed in file order just before each file is read; a
+    // nonce claimed by a file that then fails to read is never used again.
     let bar = progress::bar(args.files.iter().map(|f| input::size_hint(f)).sum());
     let mut status = 0u8;
     let stdout = std::io::stdout();
     parallel::ordered(
-        &jobs,
-        |(path, nonce)| input::poly1305aes(&key, nonce, path, &bar).map(|m| m.finalize()),
-        |i, res| {
-            let (path, nonce) = &jobs[i];
-            let name = path.to_string_lossy();
+        &args.files,
+        |_| store.next_nonce().map_err(|e| e.to_string()),
+        |path, nonce| input::poly1305aes(&key, nonce, path, &bar).map(|m| m.finalize()),
+        |i, nonce, res| {
+            let name = args.files[i].to_string_lossy();
             match res {
                 Ok(tag) => {
                     let mut out = stdout.lock();
-                    writeln!(out, "{}", manifest::format(&name, nonce, &tag))
+                    writeln!(out, "{}", manifest::format(&name, &nonce, &tag))
                         .and_then(|()| out.flush())
                         .map_err(|e| format!("writing output: {}", input::describe(&e)))?;
                 }

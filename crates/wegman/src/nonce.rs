@@ -242,6 +242,15 @@ fn decode(text: &str) -> Result<u128, &'static str> {
 }
 
 fn read_state(path: &Path) -> Result<u128, NonceError> {
+    if BROKEN_FOR_TESTS {
+        // The naive store also "recovers" from a missing or damaged file by
+        // starting again from zero.
+        return Ok(read_state_strict(path).unwrap_or(0));
+    }
+    read_state_strict(path)
+}
+
+fn read_state_strict(path: &Path) -> Result<u128, NonceError> {
     let f = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(NonceError::Missing(path.to_path_buf())),

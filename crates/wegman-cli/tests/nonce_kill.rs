@@ -1,0 +1,171 @@
+//! The §3 nonce store under SIGKILL: kill `wegman tag` at random moments,
+//! hundreds of times, and prove that no nonce was ever printed twice.
+//!
+//! The same harness runs against a binary built with the never-enable
+//! feature `unsafe-broken-nonce-store` (the naive in-memory counter the paper
+//! warns about, written in place without fsync or rename) and must catch it.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+
+const KILLS: usize = 200;
+const FILES: usize = 48;
+
+struct Report {
+    kills: usize,
+    kills_after_output: usize,
+    clean_runs: usize,
+    nonces_printed: usize,
+    duplicates: usize,
+    errors: Vec<String>,
+}
+
+fn campaign(bin: &Path, kills_wanted: usize, seed: u64) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    let st = Command::new(bin).args(["keygen", "-o", "key"]).current_dir(dir.path()).status().unwrap();
+    assert!(st.success());
+    let mut files = Vec::new();
+    for i in 0..FILES {
+        let name = format!("f{i:02}");
+        std::fs::write(dir.path().join(&name), vec![i as u8; 100 + i * 37]).unwrap();
+        files.push(name);
+    }
+    let tag = |reserve: &str| {
+        let mut c = Command::new(bin);
+        c.args(["tag", "-k", "key", "--nonce-reserve", reserve])
+            .args(&files)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    };
+
+    // How long does an undisturbed run take? Kill moments are drawn up to that.
+    let t0 = Instant::now();
+    let out = tag("3").output().unwrap();
+    let full = t0.elapsed();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut record = |stdout: &[u8], seen: &mut HashMap<String, usize>| -> usize {
+        let text = String::from_utf8_lossy(stdout);
+        let mut n = 0;
+        // only complete lines count as handed out
+        for line in text.split_inclusive('\n').filter(|l| l.ends_with('\n')) {
+            let nonce = line.split("nonce=").nth(1).map(|t| t[..32].to_string()).expect("manifest line");
+            *seen.entry(nonce).or_insert(0) += 1;
+            n += 1;
+        }
+        n
+    };
+    record(&out.stdout, &mut seen);
+
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut rep =
+        Report { kills: 0, kills_after_output: 0, clean_runs: 1, nonces_printed: 0, duplicates: 0, errors: vec![] };
+    let max_delay = full.mul_f64(1.2).max(Duration::from_micros(200));
+    let mut attempts = 0;
+    while rep.kills < kills_wanted && attempts < kills_wanted * 4 {
+        attempts += 1;
+        let reserve = ["1", "2", "3", "5", "8"][rng.random_range(0..5)];
+        let mut child = tag(reserve).spawn().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = stdout.read_to_end(&mut buf);
+            buf
+        });
+        std::thread::sleep(max_delay.mul_f64(rng.random::<f64>()));
+        let _ = child.kill(); // SIGKILL on Unix
+        let status = child.wait().unwrap();
+        let buf = reader.join().unwrap();
+        let mut err = String::new();
+        let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+        let printed = record(&buf, &mut seen);
+        use std::os::unix::process::ExitStatusExt;
+        if status.signal() == Some(9) {
+            rep.kills += 1;
+            if printed > 0 {
+                rep.kills_after_output += 1;
+            }
+        } else if status.success() {
+            rep.clean_runs += 1;
+        } else {
+            // A store that refuses to run (missing/corrupt state) is a failure too.
+            rep.errors.push(err);
+        }
+    }
+    rep.nonces_printed = seen.values().sum();
+    rep.duplicates = seen.values().filter(|&&c| c > 1).map(|c| c - 1).sum();
+    eprintln!(
+        "{}: {} SIGKILLs ({} after some output), {} clean runs, {} nonces printed, {} reused, {} errors; run time {:?}",
+        bin.display(),
+        rep.kills,
+        rep.kills_after_output,
+        rep.clean_runs,
+        rep.nonces_printed,
+        rep.duplicates,
+        rep.errors.len(),
+        full
+    );
+    if let Some(e) = rep.errors.first() {
+        eprintln!("first error: {e}");
+    }
+    rep
+}
+
+/// The acceptance conditions, shared by the real run and the negative control.
+fn verdict(rep: &Report) -> Result<(), String> {
+    if rep.kills < KILLS {
+        return Err(format!("only {} kills", rep.kills));
+    }
+    if rep.kills_after_output < KILLS / 4 {
+        return Err(format!("kills mostly before any output: {}", rep.kills_after_output));
+    }
+    if !rep.errors.is_empty() {
+        return Err(format!("store errors after kills: {:?}", rep.errors));
+    }
+    if rep.duplicates != 0 {
+        return Err(format!("{} nonces reused", rep.duplicates));
+    }
+    if rep.nonces_printed < 1000 {
+        return Err(format!("only {} nonces printed", rep.nonces_printed));
+    }
+    Ok(())
+}
+
+#[test]
+fn sigkill_never_makes_the_store_reuse_a_nonce() {
+    let rep = campaign(Path::new(env!("CARGO_BIN_EXE_wegman")), KILLS, 0x6b11);
+    verdict(&rep).unwrap();
+}
+
+/// Build the deliberately broken binary into its own target directory.
+fn broken_binary() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root.join("target"));
+    let target = target.join("broken-nonce-store");
+    let st = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "-p", "wegman-cli", "--features", "unsafe-broken-nonce-store", "--target-dir"])
+        .arg(&target)
+        .current_dir(&root)
+        .status()
+        .expect("run cargo");
+    assert!(st.success(), "building the broken store failed");
+    target.join("debug/wegman")
+}
+
+#[test]
+fn the_same_test_catches_a_broken_store() {
+    let bin = broken_binary();
+    let rep = campaign(&bin, KILLS, 0xbad);
+    let err = verdict(&rep).expect_err("the kill test failed to notice a store that reuses nonces");
+    eprintln!("broken store caught: {err}");
+    assert!(rep.duplicates > 0 && err.contains("reused"), "{err}");
+}
