@@ -11,6 +11,7 @@ mod keyfile;
 mod manifest;
 mod parallel;
 mod progress;
+mod selftest;
 mod tag;
 
 use std::path::PathBuf;
@@ -45,6 +46,8 @@ enum Command {
     Mac(ExplicitArgs),
     /// Verify a tag of one input under an explicit key and nonce (exit 0 valid, 1 invalid).
     Verify(VerifyArgs),
+    /// Check the library against the paper's Appendix A, then tag and check a sample file.
+    Selftest,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -106,6 +109,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Mac(args) => explicit::mac(&args),
         Command::Verify(args) => explicit::verify(&args),
+        Command::Selftest => selftest::run(),
     };
     match result {
         Ok(code) => ExitCode::from(code),

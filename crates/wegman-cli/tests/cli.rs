@@ -343,3 +343,16 @@ fn tag_refuses_without_nonce_state() {
     assert!(text(&out.stderr).contains("refusing to guess"));
     let _ = Path::new("");
 }
+
+#[test]
+fn selftest_passes_and_shows_its_work() {
+    let out = run(&mut wegman());
+    assert_eq!(out.status.code(), Some(2)); // no subcommand: usage
+    let out = run(wegman().arg("selftest"));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    assert_eq!(t.matches(": tag ").count(), 4);
+    assert!(t.contains("f4c633c3044fc145f84f335cb81953de ok"));
+    assert!(t.contains("sample.txt: OK") && t.contains("sample.txt: FAILED"));
+    assert!(t.ends_with("self-test passed\n"));
+}
