@@ -71,7 +71,11 @@ pub fn run(args: &CheckArgs) -> Result<u8, String> {
         |_| Ok::<(), String>(()),
         |l, ()| match input::poly1305aes(&key, &l.nonce, Path::new(&l.name), &indicatif::ProgressBar::hidden()) {
             Ok(mac) => {
-                if mac.verify(&l.tag).is_ok() { Outcome::Ok } else { Outcome::Mismatch }
+                if mac.verify(&l.tag).is_ok() {
+                    Outcome::Ok
+                } else {
+                    Outcome::Mismatch
+                }
             }
             Err(e) => Outcome::Unreadable(e),
         },

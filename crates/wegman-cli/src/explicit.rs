@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use wegman::poly1305aes::Key;
 
-use crate::{hexarg, input, keyfile, Alg, ExplicitArgs, KeySource, VerifyArgs};
+use crate::{Alg, ExplicitArgs, KeySource, VerifyArgs, hexarg, input, keyfile};
 
 fn key(src: &KeySource) -> Result<Key, String> {
     match (&src.key_hex, &src.key_file) {

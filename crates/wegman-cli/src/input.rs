@@ -9,11 +9,7 @@ use wegman::poly1305aes::{Key, Poly1305Aes};
 
 /// Open a file, or standard input for `-`.
 pub fn open(path: &Path) -> io::Result<Box<dyn Read>> {
-    if path.as_os_str() == "-" {
-        Ok(Box::new(io::stdin()))
-    } else {
-        Ok(Box::new(File::open(path)?))
-    }
+    if path.as_os_str() == "-" { Ok(Box::new(io::stdin())) } else { Ok(Box::new(File::open(path)?)) }
 }
 
 /// Size of a regular file (0 for stdin or when unknown), for progress bars.

@@ -5,8 +5,8 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use wegman::nonce::{state_path_for_key, NonceStore};
-use wegman::poly1305aes::{clamp, Key, KEY_BYTES};
+use wegman::nonce::{NonceStore, state_path_for_key};
+use wegman::poly1305aes::{KEY_BYTES, Key, clamp};
 use zeroize::Zeroizing;
 
 use crate::hexarg;

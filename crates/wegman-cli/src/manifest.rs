@@ -23,9 +23,18 @@ pub fn escape(name: &str) -> (String, bool) {
     let mut any = false;
     for c in name.chars() {
         match c {
-            '\\' => { out.push_str("\\\\"); any = true; }
-            '\n' => { out.push_str("\\n"); any = true; }
-            '\r' => { out.push_str("\\r"); any = true; }
+            '\\' => {
+                out.push_str("\\\\");
+                any = true;
+            }
+            '\n' => {
+                out.push_str("\\n");
+                any = true;
+            }
+            '\r' => {
+                out.push_str("\\r");
+                any = true;
+            }
             c => out.push(c),
         }
     }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::{Mutex, mpsc};
 
 /// For every item, in parallel: `claim(i)` (called under a lock, strictly in
 /// index order, so it can hand out sequence numbers such as nonces), then

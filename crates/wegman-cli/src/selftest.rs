@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use wegman::poly1305aes::{authenticate, verify, Key, Poly1305Aes};
+use wegman::poly1305aes::{Key, Poly1305Aes, authenticate, verify};
 
 use crate::hexarg;
 
@@ -91,7 +91,11 @@ fn wegman(dir: &Path, args: &[&str]) -> Result<(i32, String, String), String> {
 }
 
 pub fn run() -> Result<u8, String> {
-    println!("wegman {} self-test (backend: {})", env!("CARGO_PKG_VERSION"), wegman::platform::Platform::detect().name());
+    println!(
+        "wegman {} self-test (backend: {})",
+        env!("CARGO_PKG_VERSION"),
+        wegman::platform::Platform::detect().name()
+    );
     println!("1. Poly1305-AES against the paper's Appendix A:");
     appendix_a()?;
 

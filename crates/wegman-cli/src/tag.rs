@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use wegman::nonce::{state_path_for_key, NonceStore, DEFAULT_RESERVE};
+use wegman::nonce::{DEFAULT_RESERVE, NonceStore, state_path_for_key};
 
 use crate::{input, keyfile, manifest, parallel, progress};
 
@@ -24,9 +24,8 @@ pub struct TagArgs {
 
 pub fn run(args: &TagArgs) -> Result<u8, String> {
     let key = keyfile::read(&args.key, false)?;
-    let mut store = NonceStore::open(&state_path_for_key(&args.key))
-        .map_err(|e| e.to_string())?
-        .with_reserve(args.nonce_reserve);
+    let mut store =
+        NonceStore::open(&state_path_for_key(&args.key)).map_err(|e| e.to_string())?.with_reserve(args.nonce_reserve);
     // Nonces are claimed in file order just before each file is read; a
     // nonce claimed by a file that then fails to read is never used again.
     let bar = progress::bar(args.files.iter().map(|f| input::size_hint(f)).sum());

@@ -273,12 +273,8 @@ const BROKEN_FOR_TESTS: bool = cfg!(feature = "unsafe-broken-nonce-store");
 #[cfg(not(feature = "unsafe-broken-nonce-store"))]
 fn persist(path: &Path, safe: u128) -> Result<(), NonceError> {
     let tmp = with_suffix(path, ".tmp");
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&tmp)
-        .map_err(io_err("creating", &tmp))?;
+    let mut f =
+        OpenOptions::new().write(true).create(true).truncate(true).open(&tmp).map_err(io_err("creating", &tmp))?;
     f.write_all(encode(safe).as_bytes()).map_err(io_err("writing", &tmp))?;
     f.sync_all().map_err(io_err("syncing", &tmp))?;
     drop(f);
@@ -296,7 +292,8 @@ fn persist(path: &Path, safe: u128) -> Result<(), NonceError> {
 /// place (no temp file, no fsync, no rename) only when it is closed.
 #[cfg(feature = "unsafe-broken-nonce-store")]
 fn persist(path: &Path, safe: u128) -> Result<(), NonceError> {
-    let mut f = OpenOptions::new().write(true).create(true).truncate(true).open(path).map_err(io_err("opening", path))?;
+    let mut f =
+        OpenOptions::new().write(true).create(true).truncate(true).open(path).map_err(io_err("opening", path))?;
     f.write_all(encode(safe).as_bytes()).map_err(io_err("writing", path))?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use wegman::nonce::{state_path_for_key, NonceError, NonceStore};
+use wegman::nonce::{NonceError, NonceStore, state_path_for_key};
 
 #[test]
 fn nonces_never_repeat_across_close_and_abandon() {
@@ -67,7 +67,12 @@ fn corrupt_state_is_an_error() {
     let cases: Vec<Vec<u8>> = vec![
         vec![],
         good[..good.len() / 2].to_vec(),
-        { let mut g = good.clone(); let i = good.iter().position(|&c| c == b' ').unwrap() + 3; g[i] ^= 1; g },
+        {
+            let mut g = good.clone();
+            let i = good.iter().position(|&c| c == b' ').unwrap() + 3;
+            g[i] ^= 1;
+            g
+        },
         vec![0xff, 0xfe, 0x00],
         b"wegman-nonce-state v1\nsafe 00\ncrc32 00000000\n".to_vec(),
     ];

@@ -4,12 +4,13 @@
 
 use proptest::prelude::*;
 use rand::{Rng, RngCore, SeedableRng};
-use wegman::poly1305aes::{self, clamp, Key, Poly1305, Poly1305Aes};
 use wegman::platform::Platform;
+use wegman::poly1305aes::{self, Key, Poly1305, Poly1305Aes, clamp};
 use wegman_ref::poly1305aes as reference;
 
 /// r with every bit §2 allows set: the largest limbs the arithmetic sees.
-const R_MAX: [u8; 16] = [0xff, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f];
+const R_MAX: [u8; 16] =
+    [0xff, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f];
 
 fn random_key(rng: &mut impl RngCore) -> ([u8; 16], [u8; 16]) {
     let mut k = [0u8; 16];
@@ -42,7 +43,11 @@ fn every_length_0_to_2048_random_inputs() {
 fn adversarial_all_ones_every_length_and_extreme_r() {
     // All-0xff messages with the largest allowed r and s = ff..ff push every
     // limb to its bound and make the final addition wrap.
-    for r in [R_MAX, [0u8; 16], { let mut one = [0u8; 16]; one[0] = 1; one }] {
+    for r in [R_MAX, [0u8; 16], {
+        let mut one = [0u8; 16];
+        one[0] = 1;
+        one
+    }] {
         for s in [[0xffu8; 16], [0u8; 16]] {
             for len in 0..=600usize {
                 let m = vec![0xffu8; len];
@@ -64,10 +69,7 @@ fn long_messages() {
         rng.fill_bytes(&mut m);
         assert_eq!(poly1305aes::authenticate(&key(&k, &r), &n, &m), reference::poly1305aes(&k, &r, &n, &m));
         let ff = vec![0xffu8; len];
-        assert_eq!(
-            poly1305aes::authenticate(&key(&k, &R_MAX), &n, &ff),
-            reference::poly1305aes(&k, &R_MAX, &n, &ff)
-        );
+        assert_eq!(poly1305aes::authenticate(&key(&k, &R_MAX), &n, &ff), reference::poly1305aes(&k, &R_MAX, &n, &ff));
     }
 }
 

@@ -6,8 +6,8 @@ mod common;
 
 use common::{arr16, bytes, has, vectors};
 use rand::{Rng, SeedableRng};
-use wegman::poly1305aes::{self, Item, Key, Poly1305, Poly1305Aes};
 use wegman::Error;
+use wegman::poly1305aes::{self, Item, Key, Poly1305, Poly1305Aes};
 
 fn key_of(v: &serde_json::Value) -> [u8; 32] {
     let mut kr = [0u8; 32];
@@ -37,7 +37,10 @@ fn one_shot_and_reference() {
         let n = arr16(&v, "n");
         let m = bytes(&v, "m");
         let tag = arr16(&v, "tag");
-        assert_eq!(m.len() as u64, v["m_len"].as_u64().unwrap_or_else(|| v["m_len"].as_str().unwrap().parse().unwrap()));
+        assert_eq!(
+            m.len() as u64,
+            v["m_len"].as_u64().unwrap_or_else(|| v["m_len"].as_str().unwrap().parse().unwrap())
+        );
         assert_eq!(poly1305aes::authenticate(&key, &n, &m), tag, "{group}/{}", v["name"]);
         assert!(poly1305aes::verify(&key, &tag, &n, &m).is_ok());
         // the reference model agrees, including the intermediate values
@@ -194,8 +197,8 @@ fn forbidden_bits_named_exactly() {
 
 #[test]
 fn rustcrypto_mac_trait() {
-    use digest::common::KeyIvInit;
     use digest::Mac;
+    use digest::common::KeyIvInit;
     for (_, v) in full_vectors().into_iter().take(60) {
         let kr = key_of(&v);
         let n = arr16(&v, "n");

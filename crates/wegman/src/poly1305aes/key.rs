@@ -88,9 +88,8 @@ impl Key {
 
     /// Import from a slice of exactly 32 bytes.
     pub fn from_slice(kr: &[u8]) -> Result<Self, Error> {
-        let kr: &[u8; KEY_BYTES] = kr
-            .try_into()
-            .map_err(|_| Error::InvalidLength { what: "key", expected: KEY_BYTES, got: kr.len() })?;
+        let kr: &[u8; KEY_BYTES] =
+            kr.try_into().map_err(|_| Error::InvalidLength { what: "key", expected: KEY_BYTES, got: kr.len() })?;
         Self::from_bytes(kr)
     }
 

@@ -5,7 +5,7 @@ use core::fmt;
 use aes::Aes128Enc;
 use zeroize::Zeroize;
 
-use super::key::{aes_pad, Key, NONCE_BYTES, TAG_BYTES};
+use super::key::{Key, NONCE_BYTES, TAG_BYTES, aes_pad};
 use super::poly1305::Poly1305;
 use crate::error::Error;
 use crate::platform::Platform;

@@ -28,7 +28,7 @@ mod mac;
 mod poly1305;
 mod traits;
 
-pub use batch::{authenticate_many, verify_many, Item};
-pub use key::{check_r, clamp, Key, KEY_BYTES, NONCE_BYTES, TAG_BYTES};
-pub use mac::{authenticate, verify, ExpandedKey, Poly1305Aes};
+pub use batch::{Item, authenticate_many, verify_many};
+pub use key::{KEY_BYTES, Key, NONCE_BYTES, TAG_BYTES, check_r, clamp};
+pub use mac::{ExpandedKey, Poly1305Aes, authenticate, verify};
 pub use poly1305::Poly1305;

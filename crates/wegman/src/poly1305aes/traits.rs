@@ -16,7 +16,7 @@ use digest::{FixedOutput, MacMarker, Output, OutputSizeUser, Update};
 use universal_hash::common::{BlockSizeUser, ParBlocksSizeUser};
 use universal_hash::{UhfBackend, UhfClosure, UniversalHash};
 
-use super::key::{Key, KEY_BYTES};
+use super::key::{KEY_BYTES, Key};
 use super::mac::Poly1305Aes;
 use super::poly1305::Poly1305;
 
