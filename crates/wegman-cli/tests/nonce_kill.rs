@@ -53,7 +53,7 @@ fn campaign(bin: &Path, kills_wanted: usize, seed: u64) -> Report {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
     let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut record = |stdout: &[u8], seen: &mut HashMap<String, usize>| -> usize {
+    let record = |stdout: &[u8], seen: &mut HashMap<String, usize>| -> usize {
         let text = String::from_utf8_lossy(stdout);
         let mut n = 0;
         // only complete lines count as handed out

@@ -60,7 +60,7 @@ pub fn poly1305aes(k: &[u8; 16], r: &[u8; 16], n: &[u8; 16], m: &[u8]) -> [u8; 1
 
 /// Whether r meets the §2 restrictions.
 pub fn r_is_valid(r: &[u8; 16]) -> bool {
-    [3, 7, 11, 15].iter().all(|&i| r[i] < 16) && [4, 8, 12].iter().all(|&i| r[i] % 4 == 0)
+    [3, 7, 11, 15].iter().all(|&i| r[i] < 16) && [4, 8, 12].iter().all(|&i| r[i].is_multiple_of(4))
 }
 
 #[cfg(test)]

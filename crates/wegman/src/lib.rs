@@ -27,3 +27,8 @@ pub mod platform;
 pub mod poly1305aes;
 
 pub use error::{Error, RRule};
+
+/// The README's Rust example, compiled and run as a doctest.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

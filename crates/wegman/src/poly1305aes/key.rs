@@ -47,11 +47,11 @@ pub fn check_r(r: &[u8; 16]) -> Result<(), Error> {
         return Ok(());
     }
     // Only reached for a key we are about to reject.
-    for i in 0..16 {
-        if TOP4.contains(&i) && r[i] & 0xf0 != 0 {
+    for (i, &b) in r.iter().enumerate() {
+        if TOP4.contains(&i) && b & 0xf0 != 0 {
             return Err(Error::ForbiddenRBits { byte: i, rule: RRule::TopFourBitsClear });
         }
-        if BOTTOM2.contains(&i) && r[i] & 0x03 != 0 {
+        if BOTTOM2.contains(&i) && b & 0x03 != 0 {
             return Err(Error::ForbiddenRBits { byte: i, rule: RRule::BottomTwoBitsClear });
         }
     }

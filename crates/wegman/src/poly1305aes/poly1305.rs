@@ -102,7 +102,7 @@ impl Poly1305 {
     /// Absorb whole 16-byte blocks only (each gets its 2^128 bit). Used by the
     /// `universal-hash` integration.
     pub(crate) fn update_blocks(&mut self, blocks: &[u8]) {
-        debug_assert!(self.buf_len == 0 && blocks.len() % 16 == 0);
+        debug_assert!(self.buf_len == 0 && blocks.len().is_multiple_of(16));
         self.state.blocks(blocks, 1);
     }
 

@@ -52,7 +52,7 @@ impl State {
     /// final partial chunk, which the caller has already padded with a 1 byte
     /// and zeros (§2, "Conversion and padding").
     pub(crate) fn blocks(&mut self, blocks: &[u8], hibit: u64) {
-        debug_assert!(blocks.len() % 16 == 0 && hibit <= 1);
+        debug_assert!(blocks.len().is_multiple_of(16) && hibit <= 1);
         let (r0, r1, s1) = (self.r0, self.r1, self.s1);
         let (mut h0, mut h1, mut h2) = (self.h0, self.h1, self.h2);
         for c in blocks.chunks_exact(16) {
