@@ -4,4 +4,6 @@
 //! limbs, no constant-time care. The only borrowed primitive is AES, from the
 //! `aes` crate. Every fast path in `wegman` is tested against this crate.
 
+pub mod cwc;
+pub mod mmh;
 pub mod poly1305aes;

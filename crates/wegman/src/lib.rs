@@ -3,6 +3,9 @@
 //! * [`poly1305aes`] — Poly1305-AES exactly as Bernstein's paper defines it:
 //!   one-shot, streaming, batch, the Poly1305 core with any pad, and a
 //!   crash-safe [`nonce`] store for the §3 nonce discipline.
+//! * [`mmh`] — the MMH/NMH multilinear-modular family and its Wegman–Carter
+//!   MAC, byte-exact to the project's spec.
+//! * [`cwc`] — CWC-AES authenticated encryption (§3 of the CWC paper).
 //!
 //! Secrets are handled without secret-dependent branches or indexes, tags are
 //! compared in constant time, keys are zeroized on drop and never shown by
@@ -21,7 +24,9 @@
 #![warn(missing_docs)]
 
 pub mod ct;
+pub mod cwc;
 mod error;
+pub mod mmh;
 pub mod nonce;
 pub mod platform;
 pub mod poly1305aes;

@@ -1,0 +1,1 @@
+//! CWC reference model.

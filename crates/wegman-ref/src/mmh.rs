@@ -1,0 +1,1 @@
+//! MMH / NMH reference model.

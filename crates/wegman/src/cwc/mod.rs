@@ -1,0 +1,1 @@
+//! CWC-AES (Kohno, Viega & Whiting), §3.
