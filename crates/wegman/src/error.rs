@@ -25,6 +25,34 @@ pub enum Error {
     },
     /// A tag did not verify.
     TagMismatch,
+    /// A name that is not one of the algorithms wegman implements (for
+    /// example in `"mmh33".parse::<mmh::Alg>()`).
+    UnknownAlgorithm,
+    /// An input is longer than the algorithm allows (checked before any output).
+    TooLong {
+        /// Which input ("associated data", "message", ...).
+        what: &'static str,
+        /// The largest length allowed, in bytes.
+        max: u64,
+    },
+    /// A tag length the algorithm does not allow.
+    InvalidTagLength {
+        /// The length asked for.
+        got: usize,
+        /// The smallest allowed.
+        min: usize,
+        /// The largest allowed.
+        max: usize,
+    },
+    /// A key length the algorithm does not support.
+    UnsupportedKeyLength {
+        /// What the key is for.
+        what: &'static str,
+        /// The length given.
+        got: usize,
+        /// The lengths allowed, for the message.
+        allowed: &'static str,
+    },
 }
 
 /// The two bit restrictions of Poly1305-AES §2.
@@ -54,6 +82,14 @@ impl fmt::Display for Error {
                 write!(f, "invalid {what} length: expected {expected} bytes, got {got}")
             }
             Error::TagMismatch => f.write_str("authenticator does not match"),
+            Error::UnknownAlgorithm => f.write_str("unknown algorithm name"),
+            Error::TooLong { what, max } => write!(f, "{what} too long: at most {max} bytes allowed"),
+            Error::InvalidTagLength { got, min, max } => {
+                write!(f, "invalid tag length {got}: must be {min} to {max} bytes")
+            }
+            Error::UnsupportedKeyLength { what, got, allowed } => {
+                write!(f, "invalid {what} key length {got}: must be {allowed} bytes")
+            }
         }
     }
 }

@@ -1,1 +1,37 @@
-//! CWC-AES (Kohno, Viega & Whiting), §3.
+//! CWC-AES (Kohno, Viega & Whiting, "CWC: A high-performance conventional
+//! authenticated encryption mode"), exactly as §3 of the paper defines it;
+//! `shared/spec/cwc.md` restates it without the OCR damage.
+//!
+//! * CWC-CTR encrypts with counter blocks `0x80 || N || i` (i = 1, 2, ...).
+//! * CWC-HASH is a polynomial in Kh modulo 2^127 - 1 over 96-bit big-endian
+//!   coefficients of `A || pad || σ || pad`, then the byte lengths.
+//! * CWC-MAC encrypts the hash and XORs the pad block `0x80 || N || 0`.
+//!
+//! Nonces are 11 bytes and must never repeat under one key; tags are 1..=16
+//! bytes (16 by default); A and M are limited to 2^32 - 1 blocks of 16
+//! bytes, checked before any output. Decryption verifies the tag in
+//! constant time before it releases (or writes) a single plaintext byte.
+//!
+//! Layout: `cipher.rs` (AES, CWC-CTR), `hash.rs` (CWC-HASH),
+//! `backend/` (arithmetic mod 2^127 - 1, chosen per key), `key.rs`
+//! (one-shot ENC/DEC), `stream.rs` (streaming), `aead.rs` (RustCrypto).
+
+mod aead;
+mod backend;
+mod cipher;
+mod hash;
+mod key;
+mod stream;
+
+pub use self::aead::{Cwc, CwcAes128, CwcAes192, CwcAes256, CwcTagSize};
+pub use key::{CwcKey, Tag};
+pub use stream::{Decryptor, Encryptor, Verifier};
+
+/// Nonce length in bytes (88 bits).
+pub const NONCE_BYTES: usize = 11;
+/// The largest (and default) tag length in bytes.
+pub const TAG_BYTES: usize = 16;
+/// The most blocks of 16 bytes A or M may have: 2^32 - 1.
+pub const MAX_BLOCKS: u64 = (1 << 32) - 1;
+/// The longest A or M in bytes: 16 · (2^32 - 1).
+pub const MAX_BYTES: u64 = 16 * MAX_BLOCKS;

@@ -1,0 +1,131 @@
+//! The block cipher BC_K of CWC-AES (AES-128, -192 or -256) and CWC-CTR.
+
+use aes::{Aes128Enc, Aes192Enc, Aes256Enc};
+use cipher::{Array, BlockCipherEncrypt, KeyInit};
+
+use crate::error::Error;
+
+/// AES with a 16-, 24- or 32-byte key, chosen at run time.
+#[derive(Clone)]
+pub(crate) enum Cipher {
+    Aes128(Aes128Enc),
+    Aes192(Aes192Enc),
+    Aes256(Aes256Enc),
+}
+
+/// How many counter blocks are encrypted per call (lets AES-NI pipeline).
+const PAR: usize = 8;
+
+impl Cipher {
+    pub(crate) fn new(key: &[u8]) -> Result<Self, Error> {
+        Ok(match key.len() {
+            16 => Cipher::Aes128(Aes128Enc::new(key.try_into().expect("16"))),
+            24 => Cipher::Aes192(Aes192Enc::new(key.try_into().expect("24"))),
+            32 => Cipher::Aes256(Aes256Enc::new(key.try_into().expect("32"))),
+            got => return Err(Error::UnsupportedKeyLength { what: "CWC-AES", got, allowed: "16, 24 or 32" }),
+        })
+    }
+
+    pub(crate) fn key_bytes(&self) -> usize {
+        match self {
+            Cipher::Aes128(_) => 16,
+            Cipher::Aes192(_) => 24,
+            Cipher::Aes256(_) => 32,
+        }
+    }
+
+    pub(crate) fn encrypt(&self, block: &[u8; 16]) -> [u8; 16] {
+        let mut b: Array<u8, _> = (*block).into();
+        match self {
+            Cipher::Aes128(c) => c.encrypt_block(&mut b),
+            Cipher::Aes192(c) => c.encrypt_block(&mut b),
+            Cipher::Aes256(c) => c.encrypt_block(&mut b),
+        }
+        b.into()
+    }
+
+    fn encrypt_many(&self, blocks: &mut [Array<u8, cipher::consts::U16>]) {
+        match self {
+            Cipher::Aes128(c) => c.encrypt_blocks(blocks),
+            Cipher::Aes192(c) => c.encrypt_blocks(blocks),
+            Cipher::Aes256(c) => c.encrypt_blocks(blocks),
+        }
+    }
+}
+
+/// `0x80 || N || tostr(i, 32)`: counter block i (spec "CWC-CTR"; i = 0 is
+/// the MAC's pad block).
+pub(crate) fn counter_block(nonce: &[u8; 11], i: u32) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    b[0] = 0x80;
+    b[1..12].copy_from_slice(nonce);
+    b[12..].copy_from_slice(&i.to_be_bytes());
+    b
+}
+
+/// CWC-CTR keystream, streaming: XORs `s_1 || s_2 || ...` into data.
+#[derive(Clone)]
+pub(crate) struct Ctr {
+    nonce: [u8; 11],
+    /// The next counter value to encrypt (starts at 1).
+    next: u64,
+    /// Unused keystream from the last block and how much of it is left.
+    rest: [u8; 16],
+    rest_len: usize,
+}
+
+impl Ctr {
+    pub(crate) fn new(nonce: &[u8; 11]) -> Self {
+        Ctr { nonce: *nonce, next: 1, rest: [0; 16], rest_len: 0 }
+    }
+
+    /// Jump ahead `n` blocks (limit tests only).
+    #[cfg(test)]
+    pub(crate) fn skip_blocks_for_test(&mut self, n: u64) {
+        self.next += n;
+    }
+
+    /// XOR the next `data.len()` keystream bytes into `data`. The caller
+    /// enforces the 2^32 - 1 block limit, so the 32-bit counter never wraps.
+    pub(crate) fn apply(&mut self, cipher: &Cipher, mut data: &mut [u8]) {
+        if self.rest_len > 0 {
+            let n = self.rest_len.min(data.len());
+            let off = 16 - self.rest_len;
+            for (d, k) in data[..n].iter_mut().zip(&self.rest[off..off + n]) {
+                *d ^= k;
+            }
+            self.rest_len -= n;
+            data = &mut data[n..];
+        }
+        let mut ks = [Array::<u8, cipher::consts::U16>::default(); PAR];
+        while !data.is_empty() {
+            let blocks = data.len().div_ceil(16).min(PAR);
+            for (j, b) in ks[..blocks].iter_mut().enumerate() {
+                debug_assert!(self.next + (j as u64) <= u64::from(u32::MAX));
+                *b = counter_block(&self.nonce, (self.next + j as u64) as u32).into();
+            }
+            self.next += blocks as u64;
+            cipher.encrypt_many(&mut ks[..blocks]);
+            let n = data.len().min(16 * blocks);
+            for (i, d) in data[..n].iter_mut().enumerate() {
+                *d ^= ks[i / 16][i % 16];
+            }
+            if !n.is_multiple_of(16) {
+                self.rest.copy_from_slice(&ks[n / 16]);
+                self.rest_len = 16 - n % 16;
+            }
+            data = &mut data[n..];
+        }
+        use zeroize::Zeroize;
+        for b in ks.iter_mut() {
+            b.as_mut_slice().zeroize();
+        }
+    }
+}
+
+impl Drop for Ctr {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        self.rest.zeroize();
+    }
+}

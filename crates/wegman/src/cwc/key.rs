@@ -1,0 +1,267 @@
+//! CWC-AES keys and the one-shot CWC-ENC / CWC-DEC of §3.
+
+use core::fmt;
+
+use zeroize::Zeroize;
+
+use super::backend::HashKey;
+use super::cipher::{Cipher, Ctr, counter_block};
+use super::hash::Hasher;
+use super::{MAX_BYTES, NONCE_BYTES, TAG_BYTES};
+use crate::ct;
+use crate::error::Error;
+use crate::platform::Platform;
+
+/// A CWC tag: the first `len` (1..=16) bytes of τ.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Tag {
+    bytes: [u8; TAG_BYTES],
+    len: usize,
+}
+
+impl Tag {
+    /// The tag bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+impl AsRef<[u8]> for Tag {
+    fn as_ref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl fmt::Debug for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tag(")?;
+        for b in self.as_slice() {
+            write!(f, "{b:02x}")?;
+        }
+        write!(f, ")")
+    }
+}
+
+pub(crate) fn check_tag_len(tag_len: usize) -> Result<(), Error> {
+    if (1..=TAG_BYTES).contains(&tag_len) {
+        Ok(())
+    } else {
+        Err(Error::InvalidTagLength { got: tag_len, min: 1, max: TAG_BYTES })
+    }
+}
+
+pub(crate) fn check_len(what: &'static str, len: u64) -> Result<(), Error> {
+    if len <= MAX_BYTES { Ok(()) } else { Err(Error::TooLong { what, max: MAX_BYTES }) }
+}
+
+/// A CWC-AES key: the AES key schedule, the hash key Kh (computed once) and
+/// its powers Kh^1..Kh^4 (paper §6).
+///
+/// ```
+/// use wegman::cwc::CwcKey;
+/// let key = CwcKey::new(&[7u8; 16])?;                 // CWC-AES-128
+/// let nonce = [1u8; 11];                               // never reuse with this key
+/// let sealed = key.encrypt(&nonce, b"header", b"payload", 16)?;
+/// assert_eq!(key.decrypt(&nonce, b"header", &sealed, 16)?, b"payload");
+/// let mut bad = sealed.clone();
+/// bad[0] ^= 1;
+/// assert!(key.decrypt(&nonce, b"header", &bad, 16).is_err());
+/// # Ok::<(), wegman::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct CwcKey {
+    pub(crate) cipher: Cipher,
+    pub(crate) hash: HashKey,
+}
+
+impl CwcKey {
+    /// A 16-, 24- or 32-byte AES key (CWC-AES-128/192/256).
+    pub fn new(key: &[u8]) -> Result<Self, Error> {
+        Self::with_platform(key, Platform::detect())
+    }
+
+    /// Force a backend (tests and benchmarks).
+    pub fn with_platform(key: &[u8], platform: Platform) -> Result<Self, Error> {
+        let cipher = Cipher::new(key)?;
+        let mut kh = kh(&cipher);
+        let hash = HashKey::new(kh, platform);
+        kh.zeroize();
+        Ok(CwcKey { cipher, hash })
+    }
+
+    /// The AES key length in bytes (16, 24 or 32).
+    pub fn key_bytes(&self) -> usize {
+        self.cipher.key_bytes()
+    }
+
+    /// CWC-ENC in place: encrypts `buf` and returns the `tag_len`-byte tag.
+    /// Checks every length before touching `buf`.
+    pub fn encrypt_detached(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag_len: usize,
+    ) -> Result<Tag, Error> {
+        check_tag_len(tag_len)?;
+        check_len("associated data", aad.len() as u64)?;
+        check_len("message", buf.len() as u64)?;
+        Ctr::new(nonce).apply(&self.cipher, buf);
+        let mut h = Hasher::new();
+        h.update_aad(&self.hash, aad);
+        h.update_ciphertext(&self.hash, buf);
+        Ok(self.mac(nonce, h, tag_len))
+    }
+
+    /// CWC-DEC in place: verifies `tag` (its length is the mode's tl, 1..=16)
+    /// in constant time and only then decrypts. On failure `buf` is unchanged.
+    pub fn decrypt_detached(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        self.verify_detached(nonce, aad, buf, tag)?;
+        Ctr::new(nonce).apply(&self.cipher, buf);
+        Ok(())
+    }
+
+    /// Only the tag check of CWC-DEC (no decryption).
+    pub fn verify_detached(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        ciphertext: &[u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        check_tag_len(tag.len())?;
+        check_len("associated data", aad.len() as u64)?;
+        check_len("ciphertext", ciphertext.len() as u64)?;
+        let mut h = Hasher::new();
+        h.update_aad(&self.hash, aad);
+        h.update_ciphertext(&self.hash, ciphertext);
+        let mine = self.mac(nonce, h, tag.len());
+        if ct::eq(mine.as_slice(), tag) { Ok(()) } else { Err(Error::TagMismatch) }
+    }
+
+    /// CWC-ENC: `ciphertext || tag`.
+    pub fn encrypt(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        plaintext: &[u8],
+        tag_len: usize,
+    ) -> Result<Vec<u8>, Error> {
+        check_tag_len(tag_len)?;
+        check_len("message", plaintext.len() as u64)?;
+        let mut out = Vec::with_capacity(plaintext.len() + tag_len);
+        out.extend_from_slice(plaintext);
+        let tag = self.encrypt_detached(nonce, aad, &mut out, tag_len)?;
+        out.extend_from_slice(tag.as_slice());
+        Ok(out)
+    }
+
+    /// CWC-DEC of `ciphertext || tag` with a `tag_len`-byte tag: the
+    /// plaintext, or an error and nothing at all.
+    pub fn decrypt(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        sealed: &[u8],
+        tag_len: usize,
+    ) -> Result<Vec<u8>, Error> {
+        check_tag_len(tag_len)?;
+        // |C| < tl: INVALID
+        let split = sealed.len().checked_sub(tag_len).ok_or(Error::TagMismatch)?;
+        let (c, tag) = sealed.split_at(split);
+        self.verify_detached(nonce, aad, c, tag)?;
+        let mut out = c.to_vec();
+        Ctr::new(nonce).apply(&self.cipher, &mut out);
+        Ok(out)
+    }
+
+    /// CWC-MAC from a finished hash: first tl bytes of
+    /// BC_K(0x80 || N || 0^32) XOR BC_K(CWC-HASH).
+    pub(crate) fn mac(&self, nonce: &[u8; NONCE_BYTES], h: Hasher, tag_len: usize) -> Tag {
+        let mut hv = h.finalize(&self.hash);
+        let mut e = self.cipher.encrypt(&hv);
+        let pad = self.cipher.encrypt(&counter_block(nonce, 0));
+        let mut bytes = [0u8; TAG_BYTES];
+        for i in 0..TAG_BYTES {
+            bytes[i] = e[i] ^ pad[i];
+        }
+        bytes[tag_len..].fill(0);
+        hv.zeroize();
+        e.zeroize();
+        Tag { bytes, len: tag_len }
+    }
+
+    /// Hazardous intermediate values for test vectors: tostr(Kh, 128).
+    /// Kh is secret; never log or transmit it.
+    #[doc(hidden)]
+    pub fn hazmat_hash_key(&self) -> [u8; 16] {
+        kh(&self.cipher).to_be_bytes()
+    }
+
+    /// Hazardous intermediate values for test vectors: CWC-HASH_K(A, σ).
+    #[doc(hidden)]
+    pub fn hazmat_hash(&self, aad: &[u8], ciphertext: &[u8]) -> [u8; 16] {
+        let mut h = Hasher::new();
+        h.update_aad(&self.hash, aad);
+        h.update_ciphertext(&self.hash, ciphertext);
+        h.finalize(&self.hash)
+    }
+}
+
+/// Kh = the last 127 bits of BC_K(0xC0 || 0^120).
+fn kh(cipher: &Cipher) -> u128 {
+    let mut input = [0u8; 16];
+    input[0] = 0xc0;
+    let mut z = cipher.encrypt(&input);
+    let kh = u128::from_be_bytes(z) & ((1 << 127) - 1);
+    z.zeroize();
+    kh
+}
+
+impl Drop for CwcKey {
+    fn drop(&mut self) {
+        self.hash.wipe();
+    }
+}
+
+impl fmt::Debug for CwcKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CwcKey {{ aes: {} bits, .. }}", self.key_bytes() * 8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cwc::MAX_BLOCKS;
+
+    #[test]
+    fn length_limit_is_2_pow_32_minus_1_blocks() {
+        assert_eq!(MAX_BYTES, 68_719_476_720);
+        assert!(check_len("message", MAX_BLOCKS * 16).is_ok()); // 2^32 - 1 blocks
+        assert!(check_len("message", MAX_BLOCKS * 16 + 1).is_err()); // a partial extra block
+        assert!(check_len("message", (1u64 << 32) * 16).is_err()); // 2^32 blocks
+        assert!(matches!(
+            check_len("associated data", u64::MAX),
+            Err(Error::TooLong { what: "associated data", max: MAX_BYTES })
+        ));
+    }
+
+    #[test]
+    fn last_counter_value_does_not_wrap() {
+        // At the limit the last keystream block is counter 2^32 - 1.
+        let key = CwcKey::new(&[5u8; 16]).unwrap();
+        let nonce = [1u8; 11];
+        let mut ctr = Ctr::new(&nonce);
+        ctr.skip_blocks_for_test(MAX_BLOCKS - 1);
+        let mut last = [0u8; 16];
+        ctr.apply(&key.cipher, &mut last);
+        assert_eq!(last, key.cipher.encrypt(&counter_block(&nonce, u32::MAX)));
+    }
+}
