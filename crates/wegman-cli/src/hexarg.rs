@@ -24,3 +24,12 @@ pub fn encode(b: &[u8]) -> String {
     }
     s
 }
+
+/// Decode any even number of hex digits.
+pub fn decode_vec(what: &str, s: &str) -> Result<Vec<u8>, String> {
+    let s = s.trim();
+    if !s.len().is_multiple_of(2) || !s.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return Err(format!("{what}: not a hex string of whole bytes"));
+    }
+    Ok((0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex checked")).collect())
+}

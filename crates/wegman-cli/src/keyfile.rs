@@ -43,10 +43,17 @@ pub fn keygen(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The contents of a key file: the algorithm it names (if it is in the
+/// wegman format) and the raw key bytes.
+pub struct Material {
+    pub alg: Option<String>,
+    pub bytes: Zeroizing<Vec<u8>>,
+}
+
 /// Read a key file: the wegman format, or a file holding just the hex key.
-pub fn read(path: &Path, allow_clamp: bool) -> Result<Key, String> {
+pub fn read_material(path: &Path) -> Result<Material, String> {
     let text = Zeroizing::new(std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?);
-    let hex = if text.starts_with(HEADER) {
+    let (alg, hex) = if text.starts_with(HEADER) {
         let mut alg = None;
         let mut key = None;
         for line in text.lines().skip(1) {
@@ -55,26 +62,39 @@ pub fn read(path: &Path, allow_clamp: bool) -> Result<Key, String> {
                 continue;
             }
             match line.split_once(' ') {
-                Some(("alg", a)) => alg = Some(a.trim()),
+                Some(("alg", a)) => alg = Some(a.trim().to_string()),
                 Some(("key", k)) => key = Some(k.trim()),
                 _ => return Err(format!("{}: unrecognised line in key file", path.display())),
             }
         }
-        match alg {
-            Some("poly1305aes") => {}
-            Some(other) => return Err(format!("{}: unsupported algorithm {other:?}", path.display())),
-            None => return Err(format!("{}: key file names no algorithm", path.display())),
-        }
-        key.ok_or_else(|| format!("{}: key file holds no key", path.display()))?
+        let alg = alg.ok_or_else(|| format!("{}: key file names no algorithm", path.display()))?;
+        (Some(alg), key.ok_or_else(|| format!("{}: key file holds no key", path.display()))?)
     } else {
-        text.trim()
+        (None, text.trim())
     };
-    parse_key(hex, allow_clamp).map_err(|e| format!("{}: {e}", path.display()))
+    let bytes = Zeroizing::new(hexarg::decode_vec("key", hex).map_err(|e| format!("{}: {e}", path.display()))?);
+    Ok(Material { alg, bytes })
+}
+
+/// Read a Poly1305-AES key file.
+pub fn read(path: &Path, allow_clamp: bool) -> Result<Key, String> {
+    let m = read_material(path)?;
+    if let Some(alg) = m.alg.as_deref().filter(|a| *a != "poly1305aes") {
+        return Err(format!("{}: this is a {alg} key, not a poly1305aes key", path.display()));
+    }
+    key_from_bytes(&m.bytes, allow_clamp).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Parse 64 hex digits `k || r`.
 pub fn parse_key(hex: &str, allow_clamp: bool) -> Result<Key, String> {
     let kr = Zeroizing::new(hexarg::decode::<KEY_BYTES>("key", hex)?);
+    key_from_bytes(&kr[..], allow_clamp)
+}
+
+/// A Poly1305-AES key from 32 bytes `k || r`.
+pub fn key_from_bytes(bytes: &[u8], allow_clamp: bool) -> Result<Key, String> {
+    let kr: Zeroizing<[u8; KEY_BYTES]> =
+        Zeroizing::new(bytes.try_into().map_err(|_| format!("key: expected {KEY_BYTES} bytes, got {}", bytes.len()))?);
     if allow_clamp {
         Ok(Key::from_bytes_clamped(&kr))
     } else {

@@ -4,6 +4,7 @@
 //! file could not be read; 2 usage, I/O, key or malformed-input errors.
 
 mod check;
+mod cwc_cmd;
 mod explicit;
 mod hexarg;
 mod input;
@@ -46,6 +47,10 @@ enum Command {
     Mac(ExplicitArgs),
     /// Verify a tag of one input under an explicit key and nonce (exit 0 valid, 1 invalid).
     Verify(VerifyArgs),
+    /// Authenticated encryption: write ciphertext || tag.
+    Seal(cwc_cmd::AeadArgs),
+    /// Authenticated decryption: write the plaintext only if the tag verifies (exit 1 otherwise, writing nothing).
+    Open(cwc_cmd::AeadArgs),
     /// Check the library against the paper's Appendix A, then tag and check a sample file.
     Selftest,
 }
@@ -109,6 +114,8 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Mac(args) => explicit::mac(&args),
         Command::Verify(args) => explicit::verify(&args),
+        Command::Seal(args) => cwc_cmd::seal(&args),
+        Command::Open(args) => cwc_cmd::open(&args),
         Command::Selftest => selftest::run(),
     };
     match result {

@@ -1,0 +1,267 @@
+//! `wegman seal cwc …` and `wegman open cwc …`: CWC-AES authenticated
+//! encryption of one input.
+//!
+//! `seal` writes ciphertext || tag. `open` writes the plaintext and exits 0,
+//! or exits 1 and writes nothing at all when the tag is wrong: output goes
+//! to a private temporary file beside the destination (or in the temporary
+//! directory, for standard output) and is renamed or copied only after the
+//! tag verified. A file input is read twice — once to verify, once to
+//! decrypt — and the second pass must hash to the same value as the first.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use wegman::cwc::{CwcKey, NONCE_BYTES};
+use zeroize::Zeroizing;
+
+use crate::{hexarg, input, keyfile};
+
+const CHUNK: usize = 1 << 16;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum AeadAlg {
+    /// CWC-AES-128/192/256 (Kohno, Viega, Whiting): key of 16, 24 or 32 bytes, 11-byte nonce.
+    Cwc,
+}
+
+#[derive(Args)]
+pub struct AeadArgs {
+    /// Algorithm.
+    alg: AeadAlg,
+    /// The AES key as 32, 48 or 64 hex digits. UNSAFE for real secrets: argv
+    /// is visible to other users and lands in shell history.
+    #[arg(long, value_name = "HEX", required_unless_present = "key_file", conflicts_with = "key_file")]
+    key_hex: Option<String>,
+    /// Read the key from a key file (wegman format, or just the hex key).
+    #[arg(long, value_name = "PATH")]
+    key_file: Option<PathBuf>,
+    /// The 11-byte nonce as 22 hex digits. Never reuse a nonce with one key.
+    #[arg(long, value_name = "HEX")]
+    nonce_hex: String,
+    /// Associated data (authenticated, not encrypted), as hex.
+    #[arg(long, value_name = "HEX", conflicts_with = "aad_file")]
+    aad_hex: Option<String>,
+    /// Read the associated data from a file.
+    #[arg(long, value_name = "FILE")]
+    aad_file: Option<PathBuf>,
+    /// Tag length in bytes, 1 to 16.
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    tag_len: usize,
+    /// Where to write the result (default: standard output).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Input file; `-` or nothing reads standard input.
+    #[arg(value_name = "FILE")]
+    file: Option<PathBuf>,
+}
+
+struct Inputs {
+    key: CwcKey,
+    nonce: [u8; NONCE_BYTES],
+    aad: Vec<u8>,
+    tag_len: usize,
+    input: PathBuf,
+}
+
+fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
+    let AeadAlg::Cwc = a.alg;
+    let bytes: Zeroizing<Vec<u8>> = match (&a.key_hex, &a.key_file) {
+        (Some(hex), None) => Zeroizing::new(hexarg::decode_vec("key", hex)?),
+        (None, Some(path)) => {
+            let m = keyfile::read_material(path)?;
+            if let Some(alg) = m.alg.as_deref().filter(|a| *a != "cwc") {
+                return Err(format!("{}: this is a {alg} key, not a cwc key", path.display()));
+            }
+            m.bytes
+        }
+        _ => return Err("give exactly one of --key-hex and --key-file".into()),
+    };
+    let key = CwcKey::new(&bytes).map_err(|e| e.to_string())?;
+    let nonce = hexarg::decode::<NONCE_BYTES>("nonce", &a.nonce_hex)?;
+    let aad = match (&a.aad_hex, &a.aad_file) {
+        (Some(h), _) => hexarg::decode_vec("associated data", h)?,
+        (None, Some(p)) => std::fs::read(p).map_err(|e| format!("{}: {}", p.display(), input::describe(&e)))?,
+        (None, None) => Vec::new(),
+    };
+    if !(1..=16).contains(&a.tag_len) {
+        return Err(format!("--tag-len {}: must be 1 to 16", a.tag_len));
+    }
+    Ok(Inputs { key, nonce, aad, tag_len: a.tag_len, input: a.file.clone().unwrap_or_else(|| PathBuf::from("-")) })
+}
+
+/// A private temporary file that becomes the output only on `commit`.
+struct Staged {
+    tmp: PathBuf,
+    file: Option<BufWriter<File>>,
+    dest: Option<PathBuf>,
+}
+
+impl Staged {
+    fn new(dest: Option<&Path>) -> Result<Self, String> {
+        let dir = match dest {
+            Some(d) => match d.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            },
+            None => std::env::temp_dir(),
+        };
+        let base = dest.and_then(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        for attempt in 0..100u32 {
+            let tmp = dir.join(format!(".{base}.wegman-{}-{attempt}.tmp", std::process::id()));
+            match OpenOptions::new().read(true).write(true).create_new(true).mode(0o600).open(&tmp) {
+                Ok(f) => {
+                    return Ok(Staged { tmp, file: Some(BufWriter::new(f)), dest: dest.map(Path::to_path_buf) });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(format!("{}: {}", tmp.display(), input::describe(&e))),
+            }
+        }
+        Err("could not create a temporary file".into())
+    }
+
+    fn write(&mut self, data: &[u8]) -> Result<(), String> {
+        let f = self.file.as_mut().expect("open until commit");
+        f.write_all(data).map_err(|e| format!("{}: {}", self.tmp.display(), input::describe(&e)))
+    }
+
+    /// Make the staged bytes the output: rename onto the destination, or
+    /// copy to standard output.
+    fn commit(mut self) -> Result<(), String> {
+        let f = self.file.take().expect("open until commit");
+        let f = f.into_inner().map_err(|e| format!("{}: {}", self.tmp.display(), input::describe(e.error())))?;
+        f.sync_all().map_err(|e| format!("{}: {}", self.tmp.display(), input::describe(&e)))?;
+        match &self.dest {
+            Some(dest) => {
+                std::fs::rename(&self.tmp, dest).map_err(|e| format!("{}: {}", dest.display(), input::describe(&e)))?
+            }
+            None => {
+                let mut src = f;
+                src.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
+                let stdout = io::stdout();
+                let mut out = stdout.lock();
+                io::copy(&mut src, &mut out).and_then(|_| out.flush()).map_err(|e| format!("writing output: {e}"))?;
+                let _ = std::fs::remove_file(&self.tmp);
+            }
+        }
+        self.tmp = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.tmp.as_os_str().is_empty() {
+            self.file = None;
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+fn read_chunk(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+pub fn seal(a: &AeadArgs) -> Result<u8, String> {
+    let inp = inputs(a)?;
+    let name = inp.input.display().to_string();
+    let mut src = input::open(&inp.input).map_err(|e| format!("{name}: {}", input::describe(&e)))?;
+    let mut enc = inp.key.encryptor(&inp.nonce, &inp.aad, inp.tag_len).map_err(|e| e.to_string())?;
+    let mut out = Staged::new(a.output.as_deref())?;
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = read_chunk(&mut *src, &mut buf).map_err(|e| format!("{name}: {}", input::describe(&e)))?;
+        if n == 0 {
+            break;
+        }
+        enc.update(&mut buf[..n]).map_err(|e| format!("{name}: {e}"))?;
+        out.write(&buf[..n])?;
+    }
+    let tag = enc.finalize();
+    out.write(tag.as_slice())?;
+    out.commit()?;
+    Ok(0)
+}
+
+pub fn open(a: &AeadArgs) -> Result<u8, String> {
+    let inp = inputs(a)?;
+    let name = inp.input.display().to_string();
+    let rd = |e: io::Error| format!("{name}: {}", input::describe(&e));
+    let fail = || {
+        eprintln!("wegman: {name}: authentication FAILED; nothing written");
+        Ok(1)
+    };
+
+    if inp.input.as_os_str() == "-" {
+        // Standard input cannot be read twice: hold it in memory.
+        let mut all = Vec::new();
+        io::stdin().read_to_end(&mut all).map_err(rd)?;
+        let Ok(plain) = inp.key.decrypt(&inp.nonce, &inp.aad, &all, inp.tag_len) else {
+            return fail();
+        };
+        let mut out = Staged::new(a.output.as_deref())?;
+        out.write(&plain)?;
+        out.commit()?;
+        return Ok(0);
+    }
+
+    let mut f = File::open(&inp.input).map_err(rd)?;
+    let total = f.metadata().map_err(rd)?.len();
+    let Some(body) = total.checked_sub(inp.tag_len as u64) else {
+        return fail();
+    };
+    // Pass 1: verify. Nothing is written.
+    let mut ver = inp.key.verifier(&inp.nonce, &inp.aad, inp.tag_len).map_err(|e| e.to_string())?;
+    let mut buf = vec![0u8; CHUNK];
+    let mut left = body;
+    while left > 0 {
+        let want = (left.min(CHUNK as u64)) as usize;
+        let n = read_chunk(&mut f, &mut buf[..want]).map_err(rd)?;
+        if n == 0 {
+            return Err(format!("{name}: file shrank while reading"));
+        }
+        if ver.update(&buf[..n]).is_err() {
+            return fail();
+        }
+        left -= n as u64;
+    }
+    let mut tag = vec![0u8; inp.tag_len];
+    if read_chunk(&mut f, &mut tag).map_err(rd)? != inp.tag_len {
+        return Err(format!("{name}: file shrank while reading"));
+    }
+    let Ok(mut dec) = ver.verify(&tag) else {
+        return fail();
+    };
+    // Pass 2: decrypt into the private staging file.
+    let mut out = Staged::new(a.output.as_deref())?;
+    f.seek(SeekFrom::Start(0)).map_err(rd)?;
+    let mut left = body;
+    while left > 0 {
+        let want = (left.min(CHUNK as u64)) as usize;
+        let n = read_chunk(&mut f, &mut buf[..want]).map_err(rd)?;
+        if n == 0 {
+            return Err(format!("{name}: file shrank while reading"));
+        }
+        dec.update(&mut buf[..n]).map_err(|e| e.to_string())?;
+        out.write(&buf[..n])?;
+        left -= n as u64;
+    }
+    if dec.finish().is_err() {
+        eprintln!("wegman: {name}: input changed between verification and decryption; nothing written");
+        return Ok(1);
+    }
+    buf.iter_mut().for_each(|b| *b = 0);
+    out.commit()?;
+    Ok(0)
+}

@@ -1,0 +1,196 @@
+//! `wegman seal cwc` / `wegman open cwc`: every cwc.json vector, and a wrong
+//! tag leaves no output file behind and exits 1.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn wegman() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_wegman"))
+}
+
+fn shared() -> PathBuf {
+    std::env::var("WEGMAN_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+}
+
+fn vectors() -> Vec<(String, Value)> {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(shared().join("vectors/cwc.json")).unwrap()).unwrap();
+    let mut out = Vec::new();
+    for g in v["groups"].as_array().unwrap() {
+        for t in g["vectors"].as_array().unwrap() {
+            out.push((g["name"].as_str().unwrap().to_string(), t.clone()));
+        }
+    }
+    out
+}
+
+fn s<'a>(v: &'a Value, f: &str) -> &'a str {
+    v[f].as_str().unwrap()
+}
+
+fn tl(v: &Value) -> String {
+    v["tag_len"].as_u64().map(|n| n.to_string()).unwrap_or_else(|| s(v, "tag_len").to_string())
+}
+
+fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child =
+        wegman().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn every_vector_through_seal_and_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut n = 0;
+    for (i, (_, v)) in vectors().into_iter().enumerate() {
+        if v.get("pt").is_none() {
+            continue;
+        }
+        let pt = hex::decode(s(&v, "pt")).unwrap();
+        let ct = hex::decode(s(&v, "ct")).unwrap();
+        let base = ["--key-hex", s(&v, "key"), "--nonce-hex", s(&v, "nonce"), "--aad-hex", s(&v, "aad")];
+        let t = tl(&v);
+        // file in, stdout out (odd vectors use stdin in, file out)
+        if i % 2 == 0 {
+            let f = dir.path().join("in");
+            std::fs::write(&f, &pt).unwrap();
+            let out = wegman().args(["seal", "cwc"]).args(base).args(["--tag-len", &t]).arg(&f).output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(out.stdout, ct, "{}", v["name"]);
+            std::fs::write(&f, &ct).unwrap();
+            let out = wegman().args(["open", "cwc"]).args(base).args(["--tag-len", &t]).arg(&f).output().unwrap();
+            assert_eq!(out.status.code(), Some(0));
+            assert_eq!(out.stdout, pt);
+        } else {
+            let o = dir.path().join(format!("out{i}"));
+            let out = run_stdin(
+                &[&["seal", "cwc"][..], &base, &["--tag-len", &t, "-o", o.to_str().unwrap(), "-"]].concat(),
+                &pt,
+            );
+            assert_eq!(out.status.code(), Some(0));
+            assert_eq!(std::fs::read(&o).unwrap(), ct, "{}", v["name"]);
+            let out =
+                run_stdin(&[&["open", "cwc"][..], &base, &["--tag-len", &t, "-o", o.to_str().unwrap()]].concat(), &ct);
+            assert_eq!(out.status.code(), Some(0));
+            assert_eq!(std::fs::read(&o).unwrap(), pt);
+        }
+        n += 1;
+    }
+    assert_eq!(n, 609);
+}
+
+#[test]
+fn wrong_tag_exits_1_and_leaves_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "000102030405060708090a0b0c0d0e0f";
+    let nonce = "ffeeddccbbaa9988776655";
+    let pt = vec![0x5au8; 200_000];
+    let f = dir.path().join("sealed");
+    let out = wegman()
+        .args(["seal", "cwc", "--key-hex", key, "--nonce-hex", nonce, "--aad-hex", "0102", "-o"])
+        .arg(&f)
+        .stdin(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(&pt)?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let sealed = std::fs::read(&f).unwrap();
+    assert_eq!(sealed.len(), pt.len() + 16);
+
+    let mut cases: Vec<(String, Vec<u8>, &str)> = vec![];
+    let mut flip_ct = sealed.clone();
+    flip_ct[1000] ^= 4;
+    cases.push(("ciphertext bit".into(), flip_ct, "0102"));
+    let mut flip_tag = sealed.clone();
+    let last = flip_tag.len() - 1;
+    flip_tag[last] ^= 0x80;
+    cases.push(("tag bit".into(), flip_tag, "0102"));
+    cases.push(("truncated".into(), sealed[..sealed.len() - 1].to_vec(), "0102"));
+    cases.push(("shorter than a tag".into(), sealed[..5].to_vec(), "0102"));
+    cases.push(("aad".into(), sealed.clone(), "0103"));
+    for (what, data, aad) in cases {
+        let input = dir.path().join("bad");
+        std::fs::write(&input, &data).unwrap();
+        for to_file in [true, false] {
+            let dest = dir.path().join("plain");
+            let _ = std::fs::remove_file(&dest);
+            let mut cmd = wegman();
+            cmd.args(["open", "cwc", "--key-hex", key, "--nonce-hex", nonce, "--aad-hex", aad]);
+            if to_file {
+                cmd.arg("-o").arg(&dest);
+            }
+            let out = cmd.arg(&input).output().unwrap();
+            assert_eq!(out.status.code(), Some(1), "{what}");
+            assert!(out.stdout.is_empty(), "{what}: plaintext released on stdout");
+            assert!(!dest.exists(), "{what}: output file left behind");
+            assert!(String::from_utf8_lossy(&out.stderr).contains("FAILED"), "{what}");
+            // and from stdin
+            let out = run_stdin(&["open", "cwc", "--key-hex", key, "--nonce-hex", nonce, "--aad-hex", aad], &data);
+            assert_eq!(out.status.code(), Some(1));
+            assert!(out.stdout.is_empty());
+        }
+        // an existing output file is left exactly as it was
+        let dest = dir.path().join("keep");
+        std::fs::write(&dest, b"previous contents").unwrap();
+        let out = wegman()
+            .args(["open", "cwc", "--key-hex", key, "--nonce-hex", nonce, "--aad-hex", aad, "-o"])
+            .arg(&dest)
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(std::fs::read(&dest).unwrap(), b"previous contents");
+    }
+    // no temporary files left in the directory
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("wegman"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // the good one opens
+    let out = wegman()
+        .args(["open", "cwc", "--key-hex", key, "--nonce-hex", nonce, "--aad-hex", "0102"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, pt);
+}
+
+#[test]
+fn aad_file_key_file_and_bad_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = vectors().into_iter().find(|(g, v)| g == "draft-irtf-cfrg-cwc" && !s(v, "aad").is_empty()).unwrap().1;
+    std::fs::write(dir.path().join("aad"), hex::decode(s(&v, "aad")).unwrap()).unwrap();
+    std::fs::write(dir.path().join("key"), format!("{}\n", s(&v, "key"))).unwrap();
+    std::fs::write(dir.path().join("pt"), hex::decode(s(&v, "pt")).unwrap()).unwrap();
+    let out = wegman()
+        .current_dir(dir.path())
+        .args(["seal", "cwc", "--key-file", "key", "--nonce-hex", s(&v, "nonce"), "--aad-file", "aad", "pt"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(hex::encode(out.stdout), s(&v, "ct"));
+    for args in [
+        vec!["seal", "cwc", "--key-hex", "0011", "--nonce-hex", "0011223344556677889900"],
+        vec!["seal", "cwc", "--key-hex", &"00".repeat(16), "--nonce-hex", "00112233445566778899"],
+        vec!["seal", "cwc", "--key-hex", &"00".repeat(16), "--nonce-hex", "0011223344556677889900", "--tag-len", "0"],
+        vec!["seal", "cwc", "--key-hex", &"00".repeat(16), "--nonce-hex", "0011223344556677889900", "--tag-len", "17"],
+        vec!["seal", "cwc", "--key-hex", &"00".repeat(16), "--nonce-hex", "0011223344556677889900", "--aad-hex", "0"],
+        vec!["open", "cwc", "--key-hex", &"00".repeat(16), "--nonce-hex", "0011223344556677889900", "/nonexistent"],
+        vec!["seal", "gcm", "--key-hex", &"00".repeat(16), "--nonce-hex", "0011223344556677889900"],
+    ] {
+        let out = run_stdin(&args, b"x");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stdout.is_empty());
+    }
+}
