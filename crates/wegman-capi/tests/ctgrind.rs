@@ -1,0 +1,192 @@
+//! Constant-time check of the C library under valgrind's memcheck ("ctgrind").
+//!
+//! `tests/c/ctgrind.c` marks the secret inputs of every secret-handling C
+//! entry point undefined (first the key, then the message) and calls them;
+//! memcheck then reports any conditional jump or memory address that depends
+//! on a secret. The program also checks that every output still carries
+//! undefined bits (so the secret really went through the computation) before
+//! it declassifies and compares it. See the comment at the top of the C file
+//! for what exactly is secret and why the 22 always-zero bits of r are not.
+//!
+//! Two runs, both under `valgrind --error-exitcode=1 --track-origins=yes`:
+//!
+//! * the real one must exit 0 with `ERROR SUMMARY: 0 errors`;
+//! * `ctgrind --leaky`, a negative control with a deliberate secret-dependent
+//!   branch and a secret-indexed load, must make valgrind report both (exit 1,
+//!   "depends on uninitialised value", "Use of uninitialised value"), so a
+//!   clean real run means something.
+//!
+//! The library is the release `libwegman_c.a`, built as C users build it
+//! (`cargo build --release -p wegman-capi`, as in `tests/c_api.rs`); the C
+//! program is compiled with `-std=c11 -Wall -Wextra -Werror -g -O1`.
+//!
+//! Valgrind is required: without it these tests fail, unless
+//! `WEGMAN_SKIP_VALGRIND=1` is set, which skips them (with a message).
+//! `VALGRIND`, `CC` override the tools.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+const C_FLAGS: &[&str] = &["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-O1"];
+/// What a Rust staticlib needs from the C library on Linux.
+const LINK_LIBS: &[&str] = &["-lpthread", "-ldl", "-lm"];
+const VALGRIND_FLAGS: &[&str] = &["--tool=memcheck", "--error-exitcode=1", "--track-origins=yes", "--num-callers=30"];
+/// The exit status `--error-exitcode` gives a run with memcheck errors.
+const VALGRIND_ERROR_EXIT: i32 = 1;
+const SKIP_VAR: &str = "WEGMAN_SKIP_VALGRIND";
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+fn tool(var: &str, default: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| default.to_owned())
+}
+
+/// Run `cmd`, panicking with its output unless it succeeds; returns stdout.
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// `target/release/libwegman_c.a`, built once per test process by
+/// `cargo build --release -p wegman-capi`; cargo's own report names it.
+fn staticlib() -> &'static PathBuf {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let stdout = run(Command::new(env!("CARGO"))
+            .args(["build", "--release", "-p", "wegman-capi", "--message-format=json-render-diagnostics"])
+            .arg("--manifest-path")
+            .arg(crate_dir().join("Cargo.toml")));
+        let lib = stdout
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "wegman_c")
+            .flat_map(|msg| msg["filenames"].as_array().cloned().unwrap_or_default())
+            .filter_map(|f| f.as_str().map(PathBuf::from))
+            .find(|f| f.extension().is_some_and(|e| e == "a"))
+            .expect("cargo reported no .a for wegman_c");
+        assert!(lib.is_file(), "{} is missing", lib.display());
+        lib
+    })
+}
+
+/// `tests/c/ctgrind.c` linked against the static library, built once.
+fn ctgrind_exe() -> &'static PathBuf {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let exe = scratch("ctgrind");
+        let mut cc = Command::new(tool("CC", "cc"));
+        cc.args(C_FLAGS)
+            .arg("-I")
+            .arg(crate_dir().join("include"))
+            .arg(crate_dir().join("tests/c/ctgrind.c"))
+            .arg(staticlib())
+            .args(LINK_LIBS)
+            .arg("-o")
+            .arg(&exe);
+        let out = cc.output().unwrap_or_else(|e| panic!("cannot run {cc:?}: {e}"));
+        assert!(
+            out.status.success(),
+            "{cc:?} failed ({}); <valgrind/memcheck.h> comes with valgrind's development files:\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        exe
+    })
+}
+
+/// valgrind's `--version`, or `None` if this test is to be skipped. Panics if
+/// valgrind is missing and skipping was not asked for.
+fn valgrind_or_skip(test: &str) -> Option<String> {
+    if std::env::var(SKIP_VAR).is_ok_and(|v| v == "1") {
+        println!("{test}: SKIPPED ({SKIP_VAR}=1): the constant-time check did not run");
+        return None;
+    }
+    let valgrind = tool("VALGRIND", "valgrind");
+    match Command::new(&valgrind).arg("--version").output() {
+        Ok(out) if out.status.success() => Some(String::from_utf8_lossy(&out.stdout).trim().to_owned()),
+        result => panic!(
+            "{test}: valgrind is required for the constant-time test but `{valgrind} --version` {}. Install it \
+             (Debian/Ubuntu: apt-get install valgrind), point VALGRIND at it, or set {SKIP_VAR}=1 to skip this test.",
+            match result {
+                Ok(out) => format!("failed ({})", out.status),
+                Err(e) => format!("could not run: {e}"),
+            }
+        ),
+    }
+}
+
+/// Run the C program under memcheck with `args`.
+fn memcheck(args: &[&str]) -> (Output, String, String) {
+    let mut cmd = Command::new(tool("VALGRIND", "valgrind"));
+    cmd.args(VALGRIND_FLAGS).arg(ctgrind_exe()).args(args);
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out, stdout, stderr)
+}
+
+/// valgrind's `ERROR SUMMARY` line, without the `==pid==` prefix.
+fn error_summary(stderr: &str) -> &str {
+    stderr
+        .lines()
+        .rev()
+        .find_map(|l| l.find("ERROR SUMMARY:").map(|i| &l[i..]))
+        .unwrap_or_else(|| panic!("no ERROR SUMMARY from valgrind:\n{stderr}"))
+}
+
+#[test]
+fn secret_paths_are_constant_time_under_memcheck() {
+    let Some(version) = valgrind_or_skip("secret_paths_are_constant_time_under_memcheck") else { return };
+    let (out, stdout, stderr) = memcheck(&[]);
+    let summary = error_summary(&stderr);
+    println!("{version}, real run:\n{stdout}valgrind: {summary} ({})", out.status);
+    let context = format!("stdout:\n{stdout}\nvalgrind's stderr:\n{stderr}");
+    assert!(summary.starts_with("ERROR SUMMARY: 0 errors from 0 contexts"), "memcheck found errors: {context}");
+    assert_eq!(out.status.code(), Some(0), "ctgrind failed: {context}");
+    let last = stdout.lines().next_back().unwrap_or_default();
+    assert!(
+        last.starts_with("ctgrind: ") && last.contains(" passed, 0 failed") && !last.starts_with("ctgrind: 0 passed"),
+        "unexpected result line {last:?}: {context}"
+    );
+}
+
+#[test]
+fn negative_control_leaky_code_is_caught() {
+    let Some(version) = valgrind_or_skip("negative_control_leaky_code_is_caught") else { return };
+    let (out, stdout, stderr) = memcheck(&["--leaky"]);
+    let summary = error_summary(&stderr);
+    println!("{version}, ctgrind --leaky (must be caught):\n{stdout}valgrind: {summary} ({})", out.status);
+    let context = format!("stdout:\n{stdout}\nvalgrind's stderr:\n{stderr}");
+    // The program itself finished; the failure status is valgrind's.
+    assert!(stdout.contains("ctgrind --leaky: ran the leaky comparison"), "the leaky run did not finish: {context}");
+    assert_eq!(out.status.code(), Some(VALGRIND_ERROR_EXIT), "memcheck did not fail the leaky run: {context}");
+    assert!(!summary.starts_with("ERROR SUMMARY: 0 errors"), "{context}");
+    // The secret-dependent branch, reported where it is.
+    assert!(
+        stderr.contains("Conditional jump or move depends on uninitialised value") && stderr.contains("leaky_equal"),
+        "the early-exit comparison was not reported: {context}"
+    );
+    // The secret-indexed load.
+    assert!(
+        stderr.contains("Use of uninitialised value of size") && stderr.contains("leaky_lookup"),
+        "the secret-indexed lookup was not reported: {context}"
+    );
+    // --track-origins traces both back to the secret.
+    assert!(stderr.contains("Uninitialised value was created by a client request"), "{context}");
+}
