@@ -1,0 +1,289 @@
+//! The Wegman–Carter MAC of spec §4: tag word t = (H_t + pad_t) mod 2^32
+//! (2^64 for MMH64), where H is the tree hash of the message under ks and
+//! pad = AES_kp(nonce).
+
+use core::fmt;
+
+use aes::Aes128Enc;
+use zeroize::Zeroize;
+
+use super::alg::{Alg, KEY_BYTES, MAX_TAG_BYTES, NONCE_BYTES};
+use super::backend::Keys;
+use super::key::{MacKey, ciphers, pad, push_next_level};
+use super::tree::Tree;
+use crate::error::Error;
+use crate::platform::Platform;
+
+/// A tag, or a tree-hash output H: the algorithm's w bytes (4, 8, 12 or 16),
+/// little-endian words.
+///
+/// Tags are public, so `Debug` shows them in hex; `==` still compares in
+/// constant time.
+#[derive(Clone, Copy)]
+pub struct Tag {
+    bytes: [u8; MAX_TAG_BYTES],
+    len: u8,
+}
+
+impl Tag {
+    fn new(bytes: [u8; MAX_TAG_BYTES], len: usize) -> Self {
+        debug_assert!(len <= MAX_TAG_BYTES && bytes[len..].iter().all(|&b| b == 0));
+        Tag { bytes, len: len as u8 }
+    }
+
+    /// The tag's bytes (exactly [`Alg::tag_bytes`] of them).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// Always false: every algorithm has a tag of at least 4 bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl AsRef<[u8]> for Tag {
+    fn as_ref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl PartialEq for Tag {
+    fn eq(&self, other: &Tag) -> bool {
+        // Bytes past `len` are zero in every Tag, so the 16-byte compare suffices.
+        crate::ct::eq16(&self.bytes, &other.bytes) & (self.len == other.len)
+    }
+}
+
+impl Eq for Tag {}
+
+impl fmt::Debug for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Tag(")?;
+        for b in self.as_bytes() {
+            write!(f, "{b:02x}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// Spec §4: add the pad to H word by word, mod 2^32 or 2^64.
+fn seal(alg: Alg, h: &[u8; MAX_TAG_BYTES], pad: &[u8; 16]) -> Tag {
+    let w = alg.output_bytes();
+    let mut t = [0u8; MAX_TAG_BYTES];
+    match alg.word_bytes() {
+        4 => {
+            for ((d, a), b) in t[..w].chunks_exact_mut(4).zip(h.chunks_exact(4)).zip(pad.chunks_exact(4)) {
+                let s = u32::from_le_bytes([a[0], a[1], a[2], a[3]])
+                    .wrapping_add(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                d.copy_from_slice(&s.to_le_bytes());
+            }
+        }
+        _ => {
+            for ((d, a), b) in t[..w].chunks_exact_mut(8).zip(h.chunks_exact(8)).zip(pad.chunks_exact(8)) {
+                let (mut x, mut y) = ([0u8; 8], [0u8; 8]);
+                x.copy_from_slice(a);
+                y.copy_from_slice(b);
+                d.copy_from_slice(&u64::from_le_bytes(x).wrapping_add(u64::from_le_bytes(y)).to_le_bytes());
+            }
+        }
+    }
+    Tag::new(t, w)
+}
+
+/// Constant-time comparison of a computed tag with a received one.
+fn check(alg: Alg, computed: &Tag, tag: &[u8]) -> Result<(), Error> {
+    if tag.len() != alg.tag_bytes() {
+        return Err(Error::InvalidLength { what: "tag", expected: alg.tag_bytes(), got: tag.len() });
+    }
+    if crate::ct::eq(computed.as_bytes(), tag) { Ok(()) } else { Err(Error::TagMismatch) }
+}
+
+/// Streaming MMH MAC under a borrowed, fully expanded [`MacKey`].
+///
+/// ```
+/// use wegman::mmh::{self, Alg, MacKey, Mmh};
+/// let raw = [9u8; 32];
+/// let key = MacKey::new(Alg::Mmh64x2, &raw);
+/// let nonce = [1u8; 16];
+/// let mut m = Mmh::new(&key, &nonce);
+/// m.update(b"hello, ").unwrap();
+/// m.update(b"world").unwrap();
+/// assert_eq!(m.finalize().unwrap(), mmh::mac(Alg::Mmh64x2, &raw, &nonce, b"hello, world").unwrap());
+/// ```
+#[derive(Clone)]
+pub struct Mmh<'k> {
+    key: &'k MacKey,
+    tree: Tree,
+    pad: [u8; 16],
+}
+
+impl<'k> Mmh<'k> {
+    /// Start authenticating a message under `key` and `nonce` (never reuse a
+    /// nonce under one key, spec §4).
+    pub fn new(key: &'k MacKey, nonce: &[u8; NONCE_BYTES]) -> Self {
+        Mmh { key, tree: Tree::new(key.alg()), pad: key.pad(nonce) }
+    }
+
+    /// The algorithm.
+    pub fn alg(&self) -> Alg {
+        self.tree.alg()
+    }
+
+    /// Absorb message bytes; any split gives the same result.
+    ///
+    /// Fails with [`Error::TooLong`] as soon as the total length would need a
+    /// 17th tree level (spec §2); the state is then refused for good and
+    /// [`finalize`](Mmh::finalize) fails too.
+    pub fn update(&mut self, data: &[u8]) -> Result<(), Error> {
+        self.tree.update(self.key.keys(), data)
+    }
+
+    /// The tag.
+    pub fn finalize(mut self) -> Result<Tag, Error> {
+        let mut h = self.tree.finalize(self.key.keys())?;
+        let tag = seal(self.alg(), &h, &self.pad);
+        h.zeroize();
+        Ok(tag)
+    }
+
+    /// Compare with `tag` in constant time.
+    #[must_use = "a failed verification must be acted upon"]
+    pub fn verify(self, tag: &[u8]) -> Result<(), Error> {
+        let alg = self.alg();
+        check(alg, &self.finalize()?, tag)
+    }
+}
+
+impl Drop for Mmh<'_> {
+    fn drop(&mut self) {
+        self.pad.zeroize();
+    }
+}
+
+impl fmt::Debug for Mmh<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mmh").field("alg", &self.alg()).finish_non_exhaustive()
+    }
+}
+
+impl MacKey {
+    /// Start a streaming computation for `nonce`.
+    pub fn start(&self, nonce: &[u8; NONCE_BYTES]) -> Mmh<'_> {
+        Mmh::new(self, nonce)
+    }
+
+    /// The tag of `message` under `nonce`.
+    pub fn mac(&self, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<Tag, Error> {
+        let mut m = self.start(nonce);
+        m.update(message)?;
+        m.finalize()
+    }
+
+    /// Check `tag` in constant time: `Ok(())`, [`Error::TagMismatch`], or
+    /// [`Error::InvalidLength`] for a tag of the wrong length.
+    #[must_use = "a failed verification must be acted upon"]
+    pub fn verify(&self, tag: &[u8], nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<(), Error> {
+        let mut m = self.start(nonce);
+        m.update(message)?;
+        m.verify(tag)
+    }
+
+    /// The tree hash H of spec §3 under ks alone (no pad): w bytes. Exposed
+    /// for tests against the vectors' `tree` field; never send it.
+    pub fn tree_hash(&self, message: &[u8]) -> Result<Tag, Error> {
+        let mut tree = Tree::new(self.alg());
+        tree.update(self.keys(), message)?;
+        Ok(Tag::new(tree.finalize(self.keys())?, self.alg().output_bytes()))
+    }
+}
+
+/// A MAC computation that owns its key and expands level keys only as the
+/// message's length requires them (deterministically: level j's key is
+/// expanded the moment the length so far makes level j necessary).
+/// Behind the one-shot functions and the RustCrypto types.
+#[derive(Clone)]
+pub(crate) struct Owned {
+    ks: Aes128Enc,
+    keys: Keys,
+    tree: Tree,
+    pad: [u8; 16],
+}
+
+impl Owned {
+    pub(crate) fn new(alg: Alg, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES]) -> Self {
+        let (kp, ks) = ciphers(key);
+        Owned { ks, keys: Keys::new(alg, Platform::detect()), tree: Tree::new(alg), pad: pad(&kp, nonce) }
+    }
+
+    fn expand_to(&mut self, levels: usize) {
+        while self.keys.levels() < levels {
+            push_next_level(&mut self.keys, &self.ks, self.tree.alg());
+        }
+    }
+
+    pub(crate) fn update(&mut self, data: &[u8]) -> Result<(), Error> {
+        let levels = self.tree.admit(data.len())?;
+        self.expand_to(levels);
+        self.tree.absorb(&self.keys, data);
+        Ok(())
+    }
+
+    pub(crate) fn finalize(&mut self) -> Result<Tag, Error> {
+        let levels = self.tree.admit(0)?;
+        self.expand_to(levels);
+        let mut h = self.tree.finalize(&self.keys)?;
+        let tag = seal(self.tree.alg(), &h, &self.pad);
+        h.zeroize();
+        Ok(tag)
+    }
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        self.pad.zeroize();
+    }
+}
+
+/// The MAC of spec §4 in one call: `alg`, key `kp || ks`, a 16-byte nonce
+/// that never repeats under this key, and the message.
+///
+/// Expands only the level keys this message's length needs; to authenticate
+/// many messages under one key, make a [`MacKey`] once instead.
+///
+/// Fails only with [`Error::TooLong`], for a message that would need a 17th
+/// tree level (longer than [`Alg::max_message_len`]).
+///
+/// ```
+/// use wegman::mmh::{self, Alg};
+/// let key = [0x42u8; 32];
+/// let nonce = [0u8; 16];
+/// let tag = mmh::mac(Alg::Mmh32x4, &key, &nonce, b"attack at dawn").unwrap();
+/// assert_eq!(tag.as_bytes().len(), 16);
+/// assert!(mmh::verify(Alg::Mmh32x4, &key, tag.as_bytes(), &nonce, b"attack at dawn").is_ok());
+/// assert!(mmh::verify(Alg::Mmh32x4, &key, tag.as_bytes(), &nonce, b"attack at dusk").is_err());
+/// ```
+pub fn mac(alg: Alg, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<Tag, Error> {
+    let mut m = Owned::new(alg, key, nonce);
+    m.update(message)?;
+    m.finalize()
+}
+
+/// Check `tag` against `message` in constant time: `Ok(())`,
+/// [`Error::TagMismatch`], [`Error::InvalidLength`] if `tag` is not
+/// [`Alg::tag_bytes`] long, or [`Error::TooLong`]. Never panics.
+#[must_use = "a failed verification must be acted upon"]
+pub fn verify(
+    alg: Alg,
+    key: &[u8; KEY_BYTES],
+    tag: &[u8],
+    nonce: &[u8; NONCE_BYTES],
+    message: &[u8],
+) -> Result<(), Error> {
+    check(alg, &mac(alg, key, nonce, message)?, tag)
+}

@@ -1,0 +1,221 @@
+//! The tree hash of spec §3 (paper §2.4, padding as §3.4 suggests), streaming.
+//!
+//! Each level keeps one block-sized buffer. A full block of level j's input
+//! S_j is always a real block of P_j (the padding comes after S_j's last
+//! byte), so it is hashed as soon as it is complete and its w output bytes go
+//! straight into level j+1's buffer. Memory is therefore one block per level,
+//! at most 16 × 256 bytes, whatever the message length.
+//!
+//! Finalization walks up from level 0: pad the level's buffer with `0x01` and
+//! zeros, hash it, and if the level never saw a full block before, that
+//! output is H; otherwise feed it to the next level and continue there.
+
+use zeroize::Zeroize;
+
+use super::alg::{Alg, MAX_BLOCK_BYTES, MAX_LEVELS, MAX_TAG_BYTES};
+use super::backend::Keys;
+use crate::error::Error;
+
+/// Blocks handed to the backend per call: bounds the stack buffer for their
+/// outputs and amortizes the backend dispatch.
+const RUN_BLOCKS: usize = 16;
+
+#[derive(Clone)]
+struct Level {
+    buf: [u8; MAX_BLOCK_BYTES],
+    /// Bytes in `buf`, always `< B` between calls.
+    fill: usize,
+    /// Whether a full block of this level's input has been hashed.
+    hashed_block: bool,
+}
+
+impl Level {
+    const fn new() -> Self {
+        Level { buf: [0u8; MAX_BLOCK_BYTES], fill: 0, hashed_block: false }
+    }
+
+    fn wipe(&mut self, block_bytes: usize) {
+        self.buf[..block_bytes].zeroize();
+        self.fill = 0;
+    }
+}
+
+/// Streaming tree-hash state. Level 0 lives inline so that messages shorter
+/// than a block allocate nothing; higher levels are opened as they are needed.
+#[derive(Clone)]
+pub(crate) struct Tree {
+    alg: Alg,
+    /// Message bytes absorbed so far (public).
+    len: u128,
+    /// Set once a too-long update was refused; every later call fails.
+    refused: bool,
+    base: Level,
+    upper: Vec<Level>,
+}
+
+impl Tree {
+    pub(crate) fn new(alg: Alg) -> Self {
+        Tree { alg, len: 0, refused: false, base: Level::new(), upper: Vec::new() }
+    }
+
+    pub(crate) fn alg(&self) -> Alg {
+        self.alg
+    }
+
+    fn too_long(&self) -> Error {
+        Error::TooLong { what: "message", max: u64::try_from(self.alg.max_message_len()).unwrap_or(u64::MAX) }
+    }
+
+    /// Account for `more` message bytes about to be absorbed and return the
+    /// number of levels the message will then need; refuse (for good) if that
+    /// exceeds 16, before anything is hashed.
+    pub(crate) fn admit(&mut self, more: usize) -> Result<usize, Error> {
+        let new_len = self.len + more as u128;
+        if self.refused || new_len > self.alg.max_message_len() {
+            self.refused = true;
+            return Err(self.too_long());
+        }
+        self.len = new_len;
+        Ok(self.alg.levels_for_len(new_len))
+    }
+
+    /// Absorb `data`, already [`admit`](Tree::admit)ted. `keys` must hold the
+    /// levels `admit` returned.
+    pub(crate) fn absorb(&mut self, keys: &Keys, data: &[u8]) {
+        debug_assert!(!self.refused);
+        debug_assert!(keys.levels() >= self.alg.levels_for_len(self.len));
+        self.absorb_level(keys, 0, data);
+    }
+
+    /// `admit` then `absorb`, for keys that hold all 16 levels.
+    pub(crate) fn update(&mut self, keys: &Keys, data: &[u8]) -> Result<(), Error> {
+        self.admit(data.len())?;
+        self.absorb(keys, data);
+        Ok(())
+    }
+
+    fn level(&mut self, j: usize) -> &mut Level {
+        if j == 0 { &mut self.base } else { &mut self.upper[j - 1] }
+    }
+
+    /// Append `data` to level j's input, hashing every block it completes and
+    /// passing the outputs up.
+    fn absorb_level(&mut self, keys: &Keys, j: usize, mut data: &[u8]) {
+        debug_assert!(j < MAX_LEVELS, "admit() bounds the height");
+        let bb = self.alg.block_bytes();
+        let w = self.alg.output_bytes();
+        let mut out = [0u8; RUN_BLOCKS * MAX_TAG_BYTES];
+        let mut used = 0;
+        while !data.is_empty() {
+            let lv = self.level(j);
+            let produced = if lv.fill == 0 && data.len() >= bb {
+                // Whole blocks straight from the input.
+                let nb = (data.len() / bb).min(RUN_BLOCKS);
+                keys.compress(j, &data[..nb * bb], &mut out[..nb * w]);
+                data = &data[nb * bb..];
+                nb * w
+            } else {
+                let take = (bb - lv.fill).min(data.len());
+                lv.buf[lv.fill..lv.fill + take].copy_from_slice(&data[..take]);
+                lv.fill += take;
+                data = &data[take..];
+                if lv.fill < bb {
+                    break; // data is exhausted
+                }
+                keys.compress(j, &lv.buf[..bb], &mut out[..w]);
+                lv.fill = 0;
+                w
+            };
+            lv.hashed_block = true;
+            used = used.max(produced);
+            if self.upper.len() < j + 1 {
+                if self.upper.capacity() < MAX_LEVELS - 1 {
+                    // Room for all 15 upper levels at once (a clone's vector
+                    // may be shorter): growing in place would leave copies of
+                    // intermediate hash values in freed memory.
+                    let mut room = Vec::with_capacity(MAX_LEVELS - 1);
+                    room.extend(self.upper.iter().cloned());
+                    for old in &mut self.upper {
+                        old.wipe(bb);
+                    }
+                    self.upper = room;
+                }
+                self.upper.push(Level::new());
+            }
+            self.absorb_level(keys, j + 1, &out[..produced]);
+        }
+        out[..used].zeroize();
+    }
+
+    /// Pad and hash each level in turn (spec §3) and return H, w bytes
+    /// (the rest zero). Fails only if an update was refused.
+    pub(crate) fn finalize(&mut self, keys: &Keys) -> Result<[u8; MAX_TAG_BYTES], Error> {
+        if self.refused {
+            return Err(self.too_long());
+        }
+        let bb = self.alg.block_bytes();
+        let w = self.alg.output_bytes();
+        let mut out = [0u8; MAX_TAG_BYTES];
+        let mut j = 0;
+        loop {
+            let lv = self.level(j);
+            // P := S || 0x01 || 0x00…  (fill < B, so the 0x01 fits)
+            lv.buf[lv.fill] = 0x01;
+            lv.buf[lv.fill + 1..bb].fill(0);
+            keys.compress(j, &lv.buf[..bb], &mut out[..w]);
+            lv.fill = 0;
+            if !lv.hashed_block {
+                return Ok(out); // Drop wipes the buffers
+            }
+            // Level j+1 exists: it was opened when level j hashed a block.
+            self.absorb_level(keys, j + 1, &out[..w]);
+            j += 1;
+        }
+    }
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {
+        let bb = self.alg.block_bytes();
+        self.base.wipe(bb);
+        for lv in &mut self.upper {
+            lv.wipe(bb);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mmh::key::{ciphers, push_next_level};
+    use crate::platform::Platform;
+
+    #[test]
+    fn a_17th_level_is_refused_before_anything_is_hashed() {
+        for alg in Alg::ALL {
+            let max = alg.max_message_len();
+            assert_eq!(alg.levels_for_len(max), MAX_LEVELS, "{alg}");
+            assert_eq!(alg.levels_for_len(max + 1), MAX_LEVELS + 1, "{alg}");
+            // Pretend max − 3 bytes have been absorbed (only the counter
+            // matters to admit()).
+            let mut t = Tree::new(alg);
+            t.len = max - 3;
+            assert_eq!(t.admit(3), Ok(MAX_LEVELS));
+            let mut t = Tree::new(alg);
+            t.len = max - 3;
+            assert!(matches!(t.admit(4), Err(Error::TooLong { what: "message", .. })));
+            // refused for good, even for an empty update, and at finalize
+            assert!(t.admit(0).is_err());
+            let (_, ks) = ciphers(&[0u8; 32]);
+            let mut keys = Keys::new(alg, Platform::Portable);
+            push_next_level(&mut keys, &ks, alg);
+            assert!(t.finalize(&keys).is_err());
+        }
+        // spec §2's figure for mmh32x4
+        assert_eq!(Alg::Mmh32x4.max_message_len(), 3_860_228_252_031_871);
+        assert!(matches!(
+            Tree::new(Alg::Mmh32x4).admit(usize::MAX),
+            Err(Error::TooLong { max: 3_860_228_252_031_871, .. })
+        ));
+    }
+}
