@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use crate::algs::MacAlg;
 use crate::{input, keyfile, manifest, parallel};
 
 #[derive(Args)]
@@ -18,6 +19,9 @@ pub struct CheckArgs {
     /// Key file the manifest was made with.
     #[arg(short = 'k', long = "key", value_name = "KEYFILE")]
     key: PathBuf,
+    /// Insist on this algorithm (the key file and each line name theirs anyway).
+    #[arg(long, value_name = "ALG")]
+    alg: Option<MacAlg>,
     /// Don't print OK for each successfully verified file.
     #[arg(long)]
     quiet: bool,
@@ -39,7 +43,8 @@ enum Outcome {
 }
 
 pub fn run(args: &CheckArgs) -> Result<u8, String> {
-    let key = keyfile::read(&args.key, false)?;
+    let key = keyfile::read_any(&args.key, args.alg)?;
+    let label = key.alg().label();
     let mname = args.manifest.display().to_string();
     let reader = input::open(&args.manifest).map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
     let mut lines = Vec::new();
@@ -48,18 +53,24 @@ pub fn run(args: &CheckArgs) -> Result<u8, String> {
         let line = line.map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
         let parsed = std::str::from_utf8(&line).ok().and_then(manifest::parse);
         match parsed {
-            Some(l) => lines.push(l),
+            Some(l) if l.alg == key.alg() => lines.push(l),
+            Some(l) => {
+                malformed += 1;
+                if !args.status {
+                    eprintln!("wegman: {mname}: {}: {} line, but the key is for {label}", no + 1, l.alg.label());
+                }
+            }
             None => {
                 malformed += 1;
                 if !args.status {
-                    eprintln!("wegman: {mname}: {}: improperly formatted {} line", no + 1, manifest::POLY1305AES);
+                    eprintln!("wegman: {mname}: {}: improperly formatted {label} line", no + 1);
                 }
             }
         }
     }
     if lines.is_empty() && malformed == 0 {
         if !args.status {
-            eprintln!("wegman: {mname}: no properly formatted {} lines found", manifest::POLY1305AES);
+            eprintln!("wegman: {mname}: no properly formatted {label} lines found");
         }
         return Ok(2);
     }
@@ -69,14 +80,12 @@ pub fn run(args: &CheckArgs) -> Result<u8, String> {
     parallel::ordered(
         &lines,
         |_| Ok::<(), String>(()),
-        |l, ()| match input::poly1305aes(&key, &l.nonce, Path::new(&l.name), &indicatif::ProgressBar::hidden()) {
-            Ok(mac) => {
-                if mac.verify(&l.tag).is_ok() {
-                    Outcome::Ok
-                } else {
-                    Outcome::Mismatch
-                }
-            }
+        |l, ()| match input::mac(&key, &l.nonce, Path::new(&l.name), &indicatif::ProgressBar::hidden()) {
+            Ok(mac) => match mac.verify(&l.tag) {
+                Ok(true) => Outcome::Ok,
+                Ok(false) => Outcome::Mismatch,
+                Err(e) => Outcome::Unreadable(io::Error::other(e)),
+            },
             Err(e) => Outcome::Unreadable(e),
         },
         |i, (), outcome| {

@@ -4,8 +4,8 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
+use crate::algs::{AnyKey, AnyMac};
 use indicatif::ProgressBar;
-use wegman::poly1305aes::{Key, Poly1305Aes};
 
 /// Open a file, or standard input for `-`.
 pub fn open(path: &Path) -> io::Result<Box<dyn Read>> {
@@ -20,10 +20,10 @@ pub fn size_hint(path: &Path) -> u64 {
     std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
 }
 
-/// Stream `path` through Poly1305-AES under `key` and `nonce`.
-pub fn poly1305aes(key: &Key, nonce: &[u8; 16], path: &Path, progress: &ProgressBar) -> io::Result<Poly1305Aes> {
+/// Stream `path` through the MAC under `key` and `nonce`.
+pub fn mac<'k>(key: &'k AnyKey, nonce: &[u8; 16], path: &Path, progress: &ProgressBar) -> io::Result<AnyMac<'k>> {
     let mut input = open(path)?;
-    let mut mac = Poly1305Aes::new(key, nonce);
+    let mut mac = key.start(nonce);
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = match input.read(&mut buf) {
@@ -32,7 +32,7 @@ pub fn poly1305aes(key: &Key, nonce: &[u8; 16], path: &Path, progress: &Progress
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
-        mac.update(&buf[..n]);
+        mac.update(&buf[..n]).map_err(io::Error::other)?;
         progress.inc(n as u64);
     }
     Ok(mac)

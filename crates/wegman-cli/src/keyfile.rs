@@ -9,13 +9,14 @@ use wegman::nonce::{NonceStore, state_path_for_key};
 use wegman::poly1305aes::{KEY_BYTES, Key, clamp};
 use zeroize::Zeroizing;
 
+use crate::algs::{AnyKey, MacAlg};
 use crate::hexarg;
 
 const HEADER: &str = "wegman-key v1";
 
-/// Write a fresh random Poly1305-AES key to `path` (refusing to overwrite)
+/// Write a fresh random key for `alg` to `path` (refusing to overwrite)
 /// and create its nonce state.
-pub fn keygen(path: &Path) -> Result<(), String> {
+pub fn keygen(path: &Path, alg: MacAlg) -> Result<(), String> {
     let state = state_path_for_key(path);
     if std::fs::symlink_metadata(&state).is_ok() {
         return Err(format!(
@@ -25,11 +26,16 @@ pub fn keygen(path: &Path) -> Result<(), String> {
     }
     let mut kr = Zeroizing::new([0u8; KEY_BYTES]);
     getrandom::fill(&mut kr[..]).map_err(|e| format!("reading OS randomness: {e}"))?;
-    let r: &mut [u8; 16] = (&mut kr[16..]).try_into().expect("16 bytes");
-    clamp(r);
+    if alg == MacAlg::Poly1305aes {
+        // k is 16 random bytes; r gets its 106 random bits (§2)
+        let r: &mut [u8; 16] = (&mut kr[16..]).try_into().expect("16 bytes");
+        clamp(r);
+    }
+    // MMH keys kp || ks are two independent random AES keys (spec §2).
     let text = Zeroizing::new(format!(
-        "{HEADER}\n# secret: never share, never commit; nonces are in {}.nonce beside it\nalg poly1305aes\nkey {}\n",
+        "{HEADER}\n# secret: never share, never commit; nonces are in {}.nonce beside it\nalg {}\nkey {}\n",
         path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        alg.name(),
         hexarg::encode(&kr[..])
     ));
     let mut f = OpenOptions::new()
@@ -76,19 +82,16 @@ pub fn read_material(path: &Path) -> Result<Material, String> {
     Ok(Material { alg, bytes })
 }
 
-/// Read a Poly1305-AES key file.
-pub fn read(path: &Path, allow_clamp: bool) -> Result<Key, String> {
+/// Read a key file for `tag`/`check`: it must be in the wegman format and
+/// name its algorithm; `want`, if given, must agree.
+pub fn read_any(path: &Path, want: Option<MacAlg>) -> Result<AnyKey, String> {
     let m = read_material(path)?;
-    if let Some(alg) = m.alg.as_deref().filter(|a| *a != "poly1305aes") {
-        return Err(format!("{}: this is a {alg} key, not a poly1305aes key", path.display()));
+    let name = m.alg.as_deref().ok_or_else(|| format!("{}: not a wegman key file (no algorithm)", path.display()))?;
+    let alg = MacAlg::from_name(name).ok_or_else(|| format!("{}: unsupported algorithm {name:?}", path.display()))?;
+    if let Some(w) = want.filter(|w| *w != alg) {
+        return Err(format!("{}: this is a {alg} key, not a {w} key", path.display()));
     }
-    key_from_bytes(&m.bytes, allow_clamp).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// Parse 64 hex digits `k || r`.
-pub fn parse_key(hex: &str, allow_clamp: bool) -> Result<Key, String> {
-    let kr = Zeroizing::new(hexarg::decode::<KEY_BYTES>("key", hex)?);
-    key_from_bytes(&kr[..], allow_clamp)
+    AnyKey::from_bytes(alg, &m.bytes, false).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// A Poly1305-AES key from 32 bytes `k || r`.

@@ -3,6 +3,7 @@
 //! Exit status (all commands): 0 success; 1 a tag did not verify or a listed
 //! file could not be read; 2 usage, I/O, key or malformed-input errors.
 
+mod algs;
 mod check;
 mod cwc_cmd;
 mod explicit;
@@ -18,9 +19,9 @@ mod tag;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
-/// Wegman–Carter message authentication (Poly1305-AES).
+/// Wegman–Carter message authentication: Poly1305-AES, the MMH family, CWC-AES.
 ///
 /// Keys live in key files (`wegman keygen`); the nonce state is kept beside
 /// the key in KEYFILE.nonce and must travel with it.
@@ -38,6 +39,9 @@ enum Command {
         /// Where to write the key; refuses to overwrite.
         #[arg(short = 'o', long = "output", value_name = "KEYFILE")]
         output: PathBuf,
+        /// The algorithm the key is for.
+        #[arg(long, value_name = "ALG", default_value = "poly1305aes")]
+        alg: algs::MacAlg,
     },
     /// Print one manifest line per file: `POLY1305-AES (name) nonce=<hex> = <hex>`.
     Tag(tag::TagArgs),
@@ -55,12 +59,6 @@ enum Command {
     Selftest,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum Alg {
-    /// Poly1305-AES (Bernstein 2005): key = k (16 bytes) || r (16 bytes).
-    Poly1305aes,
-}
-
 #[derive(Args)]
 struct KeySource {
     /// The key as hex on the command line. UNSAFE for real secrets: argv is
@@ -71,7 +69,7 @@ struct KeySource {
     /// Read the key from a wegman key file (or a file holding just the hex key).
     #[arg(long, value_name = "PATH")]
     key_file: Option<PathBuf>,
-    /// Clear r's forbidden bits (§2) instead of rejecting such a key.
+    /// Poly1305-AES only: clear r's forbidden bits (§2) instead of rejecting such a key.
     #[arg(long)]
     clamp: bool,
 }
@@ -79,7 +77,7 @@ struct KeySource {
 #[derive(Args)]
 struct ExplicitArgs {
     /// Algorithm.
-    alg: Alg,
+    alg: algs::MacAlg,
     #[command(flatten)]
     key: KeySource,
     /// The 16-byte nonce as 32 hex digits. Never reuse a nonce with one key.
@@ -94,7 +92,7 @@ struct ExplicitArgs {
 struct VerifyArgs {
     #[command(flatten)]
     common: ExplicitArgs,
-    /// The tag to check, as 32 hex digits.
+    /// The tag to check, in hex (32 digits for Poly1305-AES; 8 to 32 for the MMH family).
     #[arg(long, value_name = "HEX")]
     tag_hex: String,
 }
@@ -109,7 +107,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Keygen { output } => keyfile::keygen(&output).map(|()| 0),
+        Command::Keygen { output, alg } => keyfile::keygen(&output, alg).map(|()| 0),
         Command::Tag(args) => tag::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Mac(args) => explicit::mac(&args),

@@ -2,19 +2,22 @@
 //!
 //! ```text
 //! POLY1305-AES (name) nonce=<32 hex> = <32 hex>
+//! MMH32 (name) nonce=<32 hex> = <8 hex>
 //! ```
+//!
+//! The label names the algorithm; the tag has that algorithm's length.
 //!
 //! A name containing a newline, carriage return or backslash is escaped as
 //! coreutils does (`\n`, `\r`, `\\`) and the whole line then starts with `\`.
 
-/// The algorithm label in manifest lines.
-pub const POLY1305AES: &str = "POLY1305-AES";
+use crate::algs::MacAlg;
 
 /// One parsed line.
 pub struct Line {
+    pub alg: MacAlg,
     pub name: String,
     pub nonce: [u8; 16],
-    pub tag: [u8; 16],
+    pub tag: Vec<u8>,
 }
 
 /// Escape a file name; returns (escaped, whether anything was escaped).
@@ -60,11 +63,12 @@ fn unescape(s: &str) -> Option<String> {
 }
 
 /// Format one manifest line (without the trailing newline).
-pub fn format(name: &str, nonce: &[u8; 16], tag: &[u8; 16]) -> String {
+pub fn format(alg: MacAlg, name: &str, nonce: &[u8; 16], tag: &[u8]) -> String {
     let (esc, escaped) = escape(name);
     format!(
-        "{}{POLY1305AES} ({esc}) nonce={} = {}",
+        "{}{} ({esc}) nonce={} = {}",
         if escaped { "\\" } else { "" },
+        alg.label(),
         crate::hexarg::encode(nonce),
         crate::hexarg::encode(tag)
     )
@@ -82,30 +86,31 @@ pub fn parse(line: &str) -> Option<Line> {
         Some(r) => (true, r),
         None => (false, line),
     };
-    let rest = rest.strip_prefix(POLY1305AES)?.strip_prefix(" (")?;
+    let (label, rest) = rest.split_once(" (")?;
+    let alg = MacAlg::from_label(label)?;
     // The tail has a fixed shape, so names may contain ") nonce=" themselves.
-    const TAIL: usize = ") nonce=".len() + 32 + " = ".len() + 32;
-    if rest.len() < TAIL || !rest.is_char_boundary(rest.len() - TAIL) {
+    let tail_len = ") nonce=".len() + 32 + " = ".len() + 2 * alg.tag_bytes();
+    if rest.len() < tail_len || !rest.is_char_boundary(rest.len() - tail_len) {
         return None;
     }
-    let (name, tail) = rest.split_at(rest.len() - TAIL);
+    let (name, tail) = rest.split_at(rest.len() - tail_len);
     let tail = tail.strip_prefix(") nonce=")?;
     let (nonce_hex, tail) = tail.split_at(32);
     let tag_hex = tail.strip_prefix(" = ")?;
-    let nonce = strict_hex(nonce_hex)?;
+    let nonce: [u8; 16] = strict_hex(nonce_hex)?.try_into().ok()?;
     let tag = strict_hex(tag_hex)?;
     let name = if escaped { unescape(name)? } else { name.to_string() };
     if name.is_empty() {
         return None;
     }
-    Some(Line { name, nonce, tag })
+    Some(Line { alg, name, nonce, tag })
 }
 
-fn strict_hex(s: &str) -> Option<[u8; 16]> {
+fn strict_hex(s: &str) -> Option<Vec<u8>> {
     if !s.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)) {
         return None;
     }
-    crate::hexarg::decode::<16>("", s).ok()
+    crate::hexarg::decode_vec("", s).ok()
 }
 
 #[cfg(test)]
@@ -115,23 +120,27 @@ mod tests {
     #[test]
     fn round_trip_with_awkward_names() {
         for name in ["plain.txt", "a b", "new\nline", "back\\slash", "x) nonce=y", "cr\r", "ünï"] {
-            let line = format(name, &[1; 16], &[2; 16]);
-            assert!(!line.contains('\n'));
-            let p = parse(&line).unwrap();
-            assert_eq!(p.name, name);
-            assert_eq!(p.nonce, [1; 16]);
-            assert_eq!(p.tag, [2; 16]);
+            for alg in MacAlg::ALL {
+                let tag = vec![2u8; alg.tag_bytes()];
+                let line = format(alg, name, &[1; 16], &tag);
+                assert!(!line.contains('\n'));
+                let p = parse(&line).unwrap();
+                assert_eq!((p.alg, p.name.as_str(), p.nonce, p.tag), (alg, name, [1; 16], tag));
+            }
         }
-        assert!(format("new\nline", &[0; 16], &[0; 16]).starts_with("\\POLY1305-AES (new\\nline) "));
+        assert!(
+            format(MacAlg::Poly1305aes, "new\nline", &[0; 16], &[0; 16]).starts_with("\\POLY1305-AES (new\\nline) ")
+        );
     }
 
     #[test]
     fn malformed_lines() {
-        let good = format("f", &[0xab; 16], &[0xcd; 16]);
+        let good = format(MacAlg::Poly1305aes, "f", &[0xab; 16], &[0xcd; 16]);
         assert!(parse(&good).is_some());
         for bad in [
             String::new(),
             good.replace("POLY1305-AES", "SHA256"),
+            good.replace("POLY1305-AES", "MMH32"), // wrong tag length for the label
             good[..good.len() - 1].to_string(),
             good.replace("abab", "ABAB"),
             good.replace("nonce=", "nonce:"),

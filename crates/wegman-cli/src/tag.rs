@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use wegman::nonce::{DEFAULT_RESERVE, NonceStore, state_path_for_key};
 
+use crate::algs::MacAlg;
 use crate::{input, keyfile, manifest, parallel, progress};
 
 #[derive(Args)]
@@ -13,6 +14,9 @@ pub struct TagArgs {
     /// Key file made by `wegman keygen`; its nonce state KEYFILE.nonce is used and advanced.
     #[arg(short = 'k', long = "key", value_name = "KEYFILE")]
     key: PathBuf,
+    /// Insist on this algorithm (the key file names its own).
+    #[arg(long, value_name = "ALG")]
+    alg: Option<MacAlg>,
     /// Nonces reserved on disk per write of the nonce state (any value is safe;
     /// larger means fewer disk syncs, smaller wastes fewer nonces after a crash).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_RESERVE)]
@@ -23,7 +27,7 @@ pub struct TagArgs {
 }
 
 pub fn run(args: &TagArgs) -> Result<u8, String> {
-    let key = keyfile::read(&args.key, false)?;
+    let key = keyfile::read_any(&args.key, args.alg)?;
     let mut store =
         NonceStore::open(&state_path_for_key(&args.key)).map_err(|e| e.to_string())?.with_reserve(args.nonce_reserve);
     // Nonces are claimed in file order just before each file is read; a
@@ -34,13 +38,13 @@ pub fn run(args: &TagArgs) -> Result<u8, String> {
     parallel::ordered(
         &args.files,
         |_| store.next_nonce().map_err(|e| e.to_string()),
-        |path, nonce| input::poly1305aes(&key, nonce, path, &bar).map(|m| m.finalize()),
+        |path, nonce| input::mac(&key, nonce, path, &bar).and_then(|m| m.finalize().map_err(std::io::Error::other)),
         |i, nonce, res| {
             let name = args.files[i].to_string_lossy();
             match res {
                 Ok(tag) => {
                     let mut out = stdout.lock();
-                    writeln!(out, "{}", manifest::format(&name, &nonce, &tag))
+                    writeln!(out, "{}", manifest::format(key.alg(), &name, &nonce, &tag))
                         .and_then(|()| out.flush())
                         .map_err(|e| format!("writing output: {}", input::describe(&e)))?;
                 }
