@@ -173,6 +173,27 @@ fn read_chunk(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(n)
 }
 
+/// Feed the next `len` bytes of `f` to `body` in pieces of at most `buf.len()`.
+fn each_chunk(
+    f: &mut File,
+    len: u64,
+    buf: &mut [u8],
+    name: &str,
+    mut body: impl FnMut(&mut [u8]) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut left = len;
+    while left > 0 {
+        let want = left.min(buf.len() as u64) as usize;
+        let n = read_chunk(f, &mut buf[..want]).map_err(|e| format!("{name}: {}", input::describe(&e)))?;
+        if n == 0 {
+            return Err(format!("{name}: file shrank while reading"));
+        }
+        body(&mut buf[..n])?;
+        left -= n as u64;
+    }
+    Ok(())
+}
+
 pub fn seal(a: &AeadArgs) -> Result<u8, String> {
     let inp = inputs(a)?;
     let name = inp.input.display().to_string();
@@ -224,18 +245,7 @@ pub fn open(a: &AeadArgs) -> Result<u8, String> {
     // Pass 1: verify. Nothing is written.
     let mut ver = inp.key.verifier(&inp.nonce, &inp.aad, inp.tag_len).map_err(|e| e.to_string())?;
     let mut buf = vec![0u8; CHUNK];
-    let mut left = body;
-    while left > 0 {
-        let want = (left.min(CHUNK as u64)) as usize;
-        let n = read_chunk(&mut f, &mut buf[..want]).map_err(rd)?;
-        if n == 0 {
-            return Err(format!("{name}: file shrank while reading"));
-        }
-        if ver.update(&buf[..n]).is_err() {
-            return fail();
-        }
-        left -= n as u64;
-    }
+    each_chunk(&mut f, body, &mut buf, &name, |piece| ver.update(piece).map_err(|e| format!("{name}: {e}")))?;
     let mut tag = vec![0u8; inp.tag_len];
     if read_chunk(&mut f, &mut tag).map_err(rd)? != inp.tag_len {
         return Err(format!("{name}: file shrank while reading"));
@@ -246,17 +256,10 @@ pub fn open(a: &AeadArgs) -> Result<u8, String> {
     // Pass 2: decrypt into the private staging file.
     let mut out = Staged::new(a.output.as_deref())?;
     f.seek(SeekFrom::Start(0)).map_err(rd)?;
-    let mut left = body;
-    while left > 0 {
-        let want = (left.min(CHUNK as u64)) as usize;
-        let n = read_chunk(&mut f, &mut buf[..want]).map_err(rd)?;
-        if n == 0 {
-            return Err(format!("{name}: file shrank while reading"));
-        }
-        dec.update(&mut buf[..n]).map_err(|e| e.to_string())?;
-        out.write(&buf[..n])?;
-        left -= n as u64;
-    }
+    each_chunk(&mut f, body, &mut buf, &name, |piece| {
+        dec.update(piece).map_err(|e| e.to_string())?;
+        out.write(piece)
+    })?;
     if dec.finish().is_err() {
         eprintln!("wegman: {name}: input changed between verification and decryption; nothing written");
         return Ok(1);
