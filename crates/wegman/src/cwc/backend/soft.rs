@@ -67,7 +67,7 @@ pub(crate) fn canonical(x: u128) -> u128 {
     let x = fold(x); // <= 2^127
     // x >= p  <=>  x + 1 >= 2^127; then x - p = (x + 1) - 2^127.
     let t = x + 1;
-    let mask = (t >> 127).wrapping_neg();
+    let mask = crate::ct::opaque((t >> 127).wrapping_neg());
     (x & !mask) | (t & M127 & mask)
 }
 

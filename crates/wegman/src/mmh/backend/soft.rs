@@ -46,7 +46,7 @@ pub(crate) fn reduce64<const W: u32, const C: u64>(x: u64) -> u64 {
     let d = (y as u64) & mask;
     let z = d + C * (c.wrapping_neg() as u64);
     // lt = all ones iff z < p (sign of z − p; both below 2^34).
-    let lt = ((z as i64 - p as i64) >> 63) as u64;
+    let lt = crate::ct::opaque(((z as i64 - p as i64) >> 63) as u64);
     let r = (z & lt) | (z.wrapping_sub(p) & !lt);
     r & mask
 }
@@ -72,7 +72,7 @@ pub(crate) fn reduce128<const W: u32, const C: u128>(x: u128) -> u128 {
     let c = y >> W;
     let d = (y as u128) & mask;
     let z = d + C * (c.wrapping_neg() as u128);
-    let lt = ((z as i128 - p as i128) >> 127) as u128;
+    let lt = crate::ct::opaque(((z as i128 - p as i128) >> 127) as u128);
     let r = (z & lt) | (z.wrapping_sub(p) & !lt);
     r & mask
 }

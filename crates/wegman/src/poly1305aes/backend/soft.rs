@@ -98,7 +98,7 @@ impl State {
         let (g0, k0) = h0.overflowing_add(5);
         let (g1, k1) = h1.overflowing_add(u64::from(k0));
         let g2 = h2 + u64::from(k1);
-        let mask = (g2 >> 2).wrapping_neg(); // all-ones iff h >= p
+        let mask = crate::ct::opaque((g2 >> 2).wrapping_neg()); // all-ones iff h >= p
         // g - 2^130 agrees with g mod 2^128 on the two low limbs.
         let f0 = (h0 & !mask) | (g0 & mask);
         let f1 = (h1 & !mask) | (g1 & mask);
