@@ -1,6 +1,12 @@
 /*
  * wegman.h — C interface of wegman (libwegman_c.a / libwegman_c.so).
  *
+ * Three families, each described where it is declared:
+ *
+ *  - Poly1305-AES (first; the rest of this comment is about it),
+ *  - the MMH family of Wegman-Carter MACs (wegman_mmh32 ... wegman_mmh64x2),
+ *  - CWC-AES authenticated encryption (wegman_cwc_*).
+ *
  * Poly1305-AES (D. J. Bernstein, FSE 2005), in two flavours:
  *
  *  - Bernstein's own functions poly1305aes_clamp, poly1305aes_authenticate
@@ -157,6 +163,294 @@ int wegman_poly1305(uint8_t out[16],
                     const uint8_t r[16],
                     const uint8_t s[16],
                     const uint8_t *m, size_t len);
+
+/*
+ * The MMH family: Wegman-Carter MACs over the MMH/NMH multilinear hashes
+ * (Halevi & Krawczyk, FSE 1997), byte-exact to the project's spec. Seven
+ * algorithms, each with the same five functions and three constants:
+ *
+ *   int wegman_ALG(uint8_t *out, const uint8_t key[32],
+ *                  const uint8_t nonce[16], const uint8_t *m, size_t len);
+ *       Writes the WEGMAN_ALG_BYTES-byte tag of m to out and returns 0; or
+ *       returns -1 with WEGMAN_ALG_BYTES zero bytes written to out if a
+ *       required pointer is NULL or m is too long for the 16-level tree
+ *       (no real message is: the shortest limit, mmh32x4's, is about
+ *       3.9e15 bytes). out may overlap the inputs.
+ *   int wegman_ALG_verify(const uint8_t *tag, const uint8_t key[32],
+ *                         const uint8_t nonce[16], const uint8_t *m,
+ *                         size_t len);
+ *       0 if the WEGMAN_ALG_BYTES-byte tag authenticates m, else -1 (also
+ *       for a NULL required pointer or an over-long m). Constant time in tag.
+ *   size_t wegman_ALG_bytes(void), wegman_ALG_keybytes(void),
+ *       wegman_ALG_noncebytes(void): the constants below, for bindings.
+ *
+ * The key is 32 bytes kp || ks, two independent AES-128 keys (kp encrypts
+ * the nonce into the pad, ks expands into the tree's hash keys); any 32
+ * random bytes are a valid key. Nonces are 16 bytes and must never repeat
+ * under one key: two tags with one pad reveal the difference of two hash
+ * values. m may be NULL when len is 0.
+ *
+ * Forgery odds: one try at a 4-byte mmh32 or nmh32 tag succeeds with
+ * probability near 2^-29; use those only where failures are counted and
+ * keys are short-lived. For long-term use prefer mmh32x4, mmh64x2 or
+ * Poly1305-AES.
+ */
+
+/* mmh32: MMH32 (paper Definition 5). 4-byte tag: short-lived links only. */
+/** Bytes in an mmh32 tag. Same as wegman_mmh32_bytes(). */
+#define WEGMAN_MMH32_BYTES 4U
+/** Bytes in an mmh32 key kp || ks. Same as wegman_mmh32_keybytes(). */
+#define WEGMAN_MMH32_KEYBYTES 32U
+/** Bytes in an mmh32 nonce. Same as wegman_mmh32_noncebytes(). */
+#define WEGMAN_MMH32_NONCEBYTES 16U
+/** WEGMAN_MMH32_BYTES. */
+size_t wegman_mmh32_bytes(void);
+/** WEGMAN_MMH32_KEYBYTES. */
+size_t wegman_mmh32_keybytes(void);
+/** WEGMAN_MMH32_NONCEBYTES. */
+size_t wegman_mmh32_noncebytes(void);
+/** The 4-byte mmh32 tag of m to out; 0, or -1 with out zeroed. */
+int wegman_mmh32(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
+                 const uint8_t *m, size_t len);
+/** 0 if the 4-byte tag authenticates m, else -1. Constant time in tag. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_mmh32_verify(const uint8_t *tag, const uint8_t key[32],
+                        const uint8_t nonce[16], const uint8_t *m, size_t len);
+
+/* mmh32x2: MMH32, 2-fold Toeplitz. */
+/** Bytes in an mmh32x2 tag. Same as wegman_mmh32x2_bytes(). */
+#define WEGMAN_MMH32X2_BYTES 8U
+/** Bytes in an mmh32x2 key kp || ks. Same as wegman_mmh32x2_keybytes(). */
+#define WEGMAN_MMH32X2_KEYBYTES 32U
+/** Bytes in an mmh32x2 nonce. Same as wegman_mmh32x2_noncebytes(). */
+#define WEGMAN_MMH32X2_NONCEBYTES 16U
+/** WEGMAN_MMH32X2_BYTES. */
+size_t wegman_mmh32x2_bytes(void);
+/** WEGMAN_MMH32X2_KEYBYTES. */
+size_t wegman_mmh32x2_keybytes(void);
+/** WEGMAN_MMH32X2_NONCEBYTES. */
+size_t wegman_mmh32x2_noncebytes(void);
+/** The 8-byte mmh32x2 tag of m to out; 0, or -1 with out zeroed. */
+int wegman_mmh32x2(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
+                   const uint8_t *m, size_t len);
+/** 0 if the 8-byte tag authenticates m, else -1. Constant time in tag. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_mmh32x2_verify(const uint8_t *tag, const uint8_t key[32],
+                          const uint8_t nonce[16], const uint8_t *m, size_t len);
+
+/* mmh32x3: MMH32, 3-fold Toeplitz. */
+/** Bytes in an mmh32x3 tag. Same as wegman_mmh32x3_bytes(). */
+#define WEGMAN_MMH32X3_BYTES 12U
+/** Bytes in an mmh32x3 key kp || ks. Same as wegman_mmh32x3_keybytes(). */
+#define WEGMAN_MMH32X3_KEYBYTES 32U
+/** Bytes in an mmh32x3 nonce. Same as wegman_mmh32x3_noncebytes(). */
+#define WEGMAN_MMH32X3_NONCEBYTES 16U
+/** WEGMAN_MMH32X3_BYTES. */
+size_t wegman_mmh32x3_bytes(void);
+/** WEGMAN_MMH32X3_KEYBYTES. */
+size_t wegman_mmh32x3_keybytes(void);
+/** WEGMAN_MMH32X3_NONCEBYTES. */
+size_t wegman_mmh32x3_noncebytes(void);
+/** The 12-byte mmh32x3 tag of m to out; 0, or -1 with out zeroed. */
+int wegman_mmh32x3(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
+                   const uint8_t *m, size_t len);
+/** 0 if the 12-byte tag authenticates m, else -1. Constant time in tag. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_mmh32x3_verify(const uint8_t *tag, const uint8_t key[32],
+                          const uint8_t nonce[16], const uint8_t *m, size_t len);
+
+/* mmh32x4: MMH32, 4-fold Toeplitz. */
+/** Bytes in an mmh32x4 tag. Same as wegman_mmh32x4_bytes(). */
+#define WEGMAN_MMH32X4_BYTES 16U
+/** Bytes in an mmh32x4 key kp || ks. Same as wegman_mmh32x4_keybytes(). */
+#define WEGMAN_MMH32X4_KEYBYTES 32U
+/** Bytes in an mmh32x4 nonce. Same as wegman_mmh32x4_noncebytes(). */
+#define WEGMAN_MMH32X4_NONCEBYTES 16U
+/** WEGMAN_MMH32X4_BYTES. */
+size_t wegman_mmh32x4_bytes(void);
+/** WEGMAN_MMH32X4_KEYBYTES. */
+size_t wegman_mmh32x4_keybytes(void);
+/** WEGMAN_MMH32X4_NONCEBYTES. */
+size_t wegman_mmh32x4_noncebytes(void);
+/** The 16-byte mmh32x4 tag of m to out; 0, or -1 with out zeroed. */
+int wegman_mmh32x4(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
+                   const uint8_t *m, size_t len);
+/** 0 if the 16-byte tag authenticates m, else -1. Constant time in tag. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_mmh32x4_verify(const uint8_t *tag, const uint8_t key[32],
+                          const uint8_t nonce[16], const uint8_t *m, size_t len);
+
+/* nmh32: NMH32 (paper Definition 10). 4-byte tag: short-lived links only. */
+/** Bytes in an nmh32 tag. Same as wegman_nmh32_bytes(). */
+#define WEGMAN_NMH32_BYTES 4U
+/** Bytes in an nmh32 key kp || ks. Same as wegman_nmh32_keybytes(). */
+#define WEGMAN_NMH32_KEYBYTES 32U
+/** Bytes in an nmh32 nonce. Same as wegman_nmh32_noncebytes(). */
+#define WEGMAN_NMH32_NONCEBYTES 16U
+/** WEGMAN_NMH32_BYTES. */
+size_t wegman_nmh32_bytes(void);
+/** WEGMAN_NMH32_KEYBYTES. */
+size_t wegman_nmh32_keybytes(void);
+/** WEGMAN_NMH32_NONCEBYTES. */
+size_t wegman_nmh32_noncebytes(void);
+/** The 4-byte nmh32 tag of m to out; 0, or -1 with out zeroed. */
+int wegman_nmh32(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
+                 const uint8_t *m, size_t len);
+/** 0 if the 4-byte tag authenticates m, else -1. Constant time in tag. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_nmh32_verify(const uint8_t *tag, const uint8_t key[32],
+                        const uint8_t nonce[16], const uint8_t *m, size_t len);
+
+/* mmh64: MMH64, 64-bit words, p = 2^64 + 13. */
+/** Bytes in an mmh64 tag. Same as wegman_mmh64_bytes(). */
+#define WEGMAN_MMH64_BYTES 8U
+/** Bytes in an mmh64 key kp || ks. Same as wegman_mmh64_keybytes(). */
+#define WEGMAN_MMH64_KEYBYTES 32U
+/** Bytes in an mmh64 nonce. Same as wegman_mmh64_noncebytes(). */
+#define WEGMAN_MMH64_NONCEBYTES 16U
+/** WEGMAN_MMH64_BYTES. */
+size_t wegman_mmh64_bytes(void);
+/** WEGMAN_MMH64_KEYBYTES. */
+size_t wegman_mmh64_keybytes(void);
+/** WEGMAN_MMH64_NONCEBYTES. */
+size_t wegman_mmh64_noncebytes(void);
+/** The 8-byte mmh64 tag of m to out; 0, or -1 with out zeroed. */
+int wegman_mmh64(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
+                 const uint8_t *m, size_t len);
+/** 0 if the 8-byte tag authenticates m, else -1. Constant time in tag. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_mmh64_verify(const uint8_t *tag, const uint8_t key[32],
+                        const uint8_t nonce[16], const uint8_t *m, size_t len);
+
+/* mmh64x2: MMH64, 2-fold Toeplitz. */
+/** Bytes in an mmh64x2 tag. Same as wegman_mmh64x2_bytes(). */
+#define WEGMAN_MMH64X2_BYTES 16U
+/** Bytes in an mmh64x2 key kp || ks. Same as wegman_mmh64x2_keybytes(). */
+#define WEGMAN_MMH64X2_KEYBYTES 32U
+/** Bytes in an mmh64x2 nonce. Same as wegman_mmh64x2_noncebytes(). */
+#define WEGMAN_MMH64X2_NONCEBYTES 16U
+/** WEGMAN_MMH64X2_BYTES. */
+size_t wegman_mmh64x2_bytes(void);
+/** WEGMAN_MMH64X2_KEYBYTES. */
+size_t wegman_mmh64x2_keybytes(void);
+/** WEGMAN_MMH64X2_NONCEBYTES. */
+size_t wegman_mmh64x2_noncebytes(void);
+/** The 16-byte mmh64x2 tag of m to out; 0, or -1 with out zeroed. */
+int wegman_mmh64x2(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
+                   const uint8_t *m, size_t len);
+/** 0 if the 16-byte tag authenticates m, else -1. Constant time in tag. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_mmh64x2_verify(const uint8_t *tag, const uint8_t key[32],
+                          const uint8_t nonce[16], const uint8_t *m, size_t len);
+
+/*
+ * CWC-AES authenticated encryption (Kohno, Viega & Whiting, section 3 of
+ * "CWC: A high-performance conventional authenticated encryption mode").
+ *
+ * Keys are 16, 24 or 32 bytes (CWC-AES-128, -192, -256), passed with their
+ * length key_len. Nonces are 11 bytes and must NEVER repeat under one key.
+ * Tags are tag_len bytes, 1 to WEGMAN_CWC_ABYTES (16, the usual choice;
+ * shorter tags are easier to forge); the tag length is part of the mode, so
+ * decryption takes the same tag_len that encryption used. The associated
+ * data ad and the message are each at most WEGMAN_CWC_MESSAGEBYTES_MAX
+ * bytes (2^32 - 1 blocks of 16).
+ *
+ * Every function returns 0 on success and -1 on failure, and checks every
+ * length and pointer before writing anything: on failure no ciphertext,
+ * tag or plaintext byte is written (only *c_len_p / *m_len_p, set to 0).
+ * m, c and ad may be NULL when their length is 0; key, nonce and tag are
+ * always required.
+ *
+ * Buffers: encryption may be in place (c == m); decryption too (m == c).
+ * Otherwise the output must not partially overlap the input text (-1).
+ * Encryption writes c before it reads ad and before it writes the tag, so c
+ * must not overlap ad or tag (-1). Decryption reads every input before it
+ * writes m.
+ *
+ * Decryption verifies the tag first (comparison in constant time) and only
+ * then writes the plaintext, so a forged message never reaches m.
+ */
+/** Bytes in a nonce. Same as wegman_cwc_noncebytes(). */
+#define WEGMAN_CWC_NONCEBYTES 11U
+/** Bytes in the longest (and usual) tag. Same as wegman_cwc_abytes(). */
+#define WEGMAN_CWC_ABYTES 16U
+/** Shortest key (CWC-AES-128). Same as wegman_cwc_keybytes_min(). */
+#define WEGMAN_CWC_KEYBYTES_MIN 16U
+/** Longest key (CWC-AES-256; 24 bytes also works). Same as wegman_cwc_keybytes_max(). */
+#define WEGMAN_CWC_KEYBYTES_MAX 32U
+/**
+ * Longest message, and longest associated data: 16 * (2^32 - 1) bytes, a
+ * 64-bit number. Same as wegman_cwc_messagebytes_max().
+ */
+#define WEGMAN_CWC_MESSAGEBYTES_MAX 68719476720ULL
+
+/** WEGMAN_CWC_NONCEBYTES. */
+size_t wegman_cwc_noncebytes(void);
+/** WEGMAN_CWC_ABYTES. */
+size_t wegman_cwc_abytes(void);
+/** WEGMAN_CWC_KEYBYTES_MIN. */
+size_t wegman_cwc_keybytes_min(void);
+/** WEGMAN_CWC_KEYBYTES_MAX. */
+size_t wegman_cwc_keybytes_max(void);
+/** WEGMAN_CWC_MESSAGEBYTES_MAX (a uint64_t: it exceeds a 32-bit size_t). */
+uint64_t wegman_cwc_messagebytes_max(void);
+
+/**
+ * Encrypt the m_len-byte message m into the m_len-byte ciphertext c and
+ * write a tag_len-byte tag to tag, authenticating ad too. c may equal m (in
+ * place) but must not otherwise overlap it, nor overlap ad or tag.
+ * Returns 0, or -1 with nothing written (bad key_len or tag_len, too long
+ * an input, a NULL required pointer, forbidden overlap).
+ */
+int wegman_cwc_encrypt_detached(uint8_t *c,
+                                uint8_t *tag, size_t tag_len,
+                                const uint8_t *m, size_t m_len,
+                                const uint8_t *ad, size_t ad_len,
+                                const uint8_t nonce[11],
+                                const uint8_t *key, size_t key_len);
+
+/**
+ * If the tag_len-byte tag authenticates ad and the c_len-byte ciphertext c,
+ * write the c_len-byte plaintext to m and return 0. On ANY failure (wrong
+ * tag, bad lengths, NULL required pointer, m partially overlapping c)
+ * return -1 and write nothing to m; with m == c the buffer is left
+ * unchanged.
+ */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_cwc_decrypt_detached(uint8_t *m,
+                                const uint8_t *c, size_t c_len,
+                                const uint8_t *tag, size_t tag_len,
+                                const uint8_t *ad, size_t ad_len,
+                                const uint8_t nonce[11],
+                                const uint8_t *key, size_t key_len);
+
+/**
+ * Combined encryption: write m_len + tag_len bytes, the ciphertext followed
+ * by the tag, to c (c may equal m if it has room for the tag). Returns 0 and
+ * stores m_len + tag_len in *c_len_p; or -1, with nothing written to c and
+ * *c_len_p set to 0. c_len_p may be NULL.
+ */
+int wegman_cwc_encrypt(uint8_t *c, size_t *c_len_p,
+                       const uint8_t *m, size_t m_len,
+                       const uint8_t *ad, size_t ad_len,
+                       size_t tag_len,
+                       const uint8_t nonce[11],
+                       const uint8_t *key, size_t key_len);
+
+/**
+ * Combined decryption of c = ciphertext || tag (tag_len bytes): if the tag
+ * is right, write the c_len - tag_len plaintext bytes to m (m may equal c),
+ * store that length in *m_len_p and return 0. Otherwise (also when
+ * c_len < tag_len) return -1, write nothing to m and set *m_len_p to 0.
+ * m_len_p may be NULL.
+ */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_cwc_decrypt(uint8_t *m, size_t *m_len_p,
+                       const uint8_t *c, size_t c_len,
+                       const uint8_t *ad, size_t ad_len,
+                       size_t tag_len,
+                       const uint8_t nonce[11],
+                       const uint8_t *key, size_t key_len);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,12 @@
 //!   ([`stream`]), the Poly1305 core with any pad, and `_BYTES` constants
 //!   paired with functions.
 //!
+//! Two more families, `wegman_*` only:
+//!
+//! * [`mmh`] — the seven MMH/NMH Wegman–Carter MACs (`wegman_mmh32` …
+//!   `wegman_mmh64x2`, each with `_verify` and `_BYTES` constants).
+//! * [`cwc`] — CWC-AES authenticated encryption, detached and combined.
+//!
 //! No function panics across the boundary or dereferences a NULL pointer:
 //! NULL is checked where the header says a pointer is required, and `m` may
 //! be NULL when the length is 0. Pointer conversion lives in one module,
@@ -22,13 +28,22 @@
 #![warn(missing_docs)]
 
 pub mod bernstein;
+pub mod cwc;
 mod ffi;
+pub mod mmh;
 pub mod oneshot;
 pub mod stream;
 #[cfg(test)]
 mod tests;
 
 pub use bernstein::{poly1305aes_authenticate, poly1305aes_clamp, poly1305aes_verify};
+pub use cwc::{
+    WEGMAN_CWC_ABYTES, WEGMAN_CWC_KEYBYTES_MAX, WEGMAN_CWC_KEYBYTES_MIN, WEGMAN_CWC_MESSAGEBYTES_MAX,
+    WEGMAN_CWC_NONCEBYTES, wegman_cwc_abytes, wegman_cwc_decrypt, wegman_cwc_decrypt_detached, wegman_cwc_encrypt,
+    wegman_cwc_encrypt_detached, wegman_cwc_keybytes_max, wegman_cwc_keybytes_min, wegman_cwc_messagebytes_max,
+    wegman_cwc_noncebytes,
+};
+pub use mmh::*;
 pub use oneshot::{wegman_poly1305, wegman_poly1305aes_authenticate, wegman_poly1305aes_verify};
 pub use stream::{
     Poly1305AesState, wegman_poly1305aes_final, wegman_poly1305aes_final_verify, wegman_poly1305aes_init,

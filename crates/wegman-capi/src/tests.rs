@@ -270,3 +270,547 @@ fn core_matches_rust_poly1305() {
     let rc = unsafe { wegman_poly1305(out.as_mut_ptr(), r_valid.as_ptr(), s.as_ptr(), MSG.as_ptr(), MSG.len()) };
     assert_eq!((rc, out), (0, want));
 }
+
+// ---------------------------------------------------------------------------
+// The MMH family.
+
+mod mmh {
+    use core::ptr::{null, null_mut};
+
+    use wegman::mmh::{self, Alg};
+
+    use crate::*;
+
+    type MacFn = unsafe extern "C" fn(*mut u8, *const u8, *const u8, *const u8, usize) -> i32;
+    type VerifyFn = unsafe extern "C" fn(*const u8, *const u8, *const u8, *const u8, usize) -> i32;
+
+    /// Every algorithm with its C functions.
+    const ALGS: [(Alg, MacFn, VerifyFn, extern "C" fn() -> usize); 7] = [
+        (Alg::Mmh32, wegman_mmh32, wegman_mmh32_verify, wegman_mmh32_bytes),
+        (Alg::Mmh32x2, wegman_mmh32x2, wegman_mmh32x2_verify, wegman_mmh32x2_bytes),
+        (Alg::Mmh32x3, wegman_mmh32x3, wegman_mmh32x3_verify, wegman_mmh32x3_bytes),
+        (Alg::Mmh32x4, wegman_mmh32x4, wegman_mmh32x4_verify, wegman_mmh32x4_bytes),
+        (Alg::Nmh32, wegman_nmh32, wegman_nmh32_verify, wegman_nmh32_bytes),
+        (Alg::Mmh64, wegman_mmh64, wegman_mmh64_verify, wegman_mmh64_bytes),
+        (Alg::Mmh64x2, wegman_mmh64x2, wegman_mmh64x2_verify, wegman_mmh64x2_bytes),
+    ];
+    const KEY: [u8; 32] = [0x3c; 32];
+    const NONCE: [u8; 16] = [0x96; 16];
+    /// More than one 256-byte block, so that the tree has two levels.
+    const MSG: [u8; 300] = [0x42; 300];
+
+    fn expected(alg: Alg, m: &[u8]) -> Vec<u8> {
+        mmh::mac(alg, &KEY, &NONCE, m).unwrap().as_bytes().to_vec()
+    }
+
+    #[test]
+    fn sizes_match_the_library() {
+        for (alg, .., bytes) in ALGS {
+            assert_eq!(bytes(), alg.tag_bytes(), "{alg}");
+        }
+        let keybytes = [
+            wegman_mmh32_keybytes,
+            wegman_mmh32x2_keybytes,
+            wegman_mmh32x3_keybytes,
+            wegman_mmh32x4_keybytes,
+            wegman_nmh32_keybytes,
+            wegman_mmh64_keybytes,
+            wegman_mmh64x2_keybytes,
+        ];
+        let noncebytes = [
+            wegman_mmh32_noncebytes,
+            wegman_mmh32x2_noncebytes,
+            wegman_mmh32x3_noncebytes,
+            wegman_mmh32x4_noncebytes,
+            wegman_nmh32_noncebytes,
+            wegman_mmh64_noncebytes,
+            wegman_mmh64x2_noncebytes,
+        ];
+        assert!(keybytes.iter().all(|f| f() == mmh::KEY_BYTES));
+        assert!(noncebytes.iter().all(|f| f() == mmh::NONCE_BYTES));
+    }
+
+    #[test]
+    fn tags_match_the_rust_api_and_verify() {
+        for (alg, mac, verify, _) in ALGS {
+            let want = expected(alg, &MSG);
+            let n = want.len();
+            let mut out = [0xaau8; 17];
+            // SAFETY: every buffer is a live Rust array at least as long as
+            // the function reads or writes (out: 17 >= n).
+            unsafe {
+                assert_eq!(mac(out.as_mut_ptr(), KEY.as_ptr(), NONCE.as_ptr(), MSG.as_ptr(), MSG.len()), 0);
+                assert_eq!(&out[..n], &want[..], "{alg}");
+                assert!(out[n..].iter().all(|&b| b == 0xaa), "{alg}: wrote past the tag");
+                assert_eq!(verify(want.as_ptr(), KEY.as_ptr(), NONCE.as_ptr(), MSG.as_ptr(), MSG.len()), 0);
+                let mut bad = want.clone();
+                bad[n - 1] ^= 0x80;
+                assert_eq!(verify(bad.as_ptr(), KEY.as_ptr(), NONCE.as_ptr(), MSG.as_ptr(), MSG.len()), -1);
+                assert_eq!(verify(want.as_ptr(), KEY.as_ptr(), NONCE.as_ptr(), MSG.as_ptr(), MSG.len() - 1), -1);
+            }
+        }
+    }
+
+    #[test]
+    fn empty_message_may_be_null() {
+        for (alg, mac, verify, _) in ALGS {
+            let want = expected(alg, b"");
+            let mut out = [0u8; 16];
+            // SAFETY: all non-NULL buffers are live Rust arrays of the declared sizes.
+            unsafe {
+                assert_eq!(mac(out.as_mut_ptr(), KEY.as_ptr(), NONCE.as_ptr(), null(), 0), 0);
+                assert_eq!(&out[..want.len()], &want[..], "{alg}");
+                assert_eq!(verify(want.as_ptr(), KEY.as_ptr(), NONCE.as_ptr(), null(), 0), 0, "{alg}");
+            }
+        }
+    }
+
+    #[test]
+    fn null_pointers_fail_and_zero_the_tag() {
+        for (alg, mac, verify, _) in ALGS {
+            let n = alg.tag_bytes();
+            let want = expected(alg, &MSG);
+            let (k, nc, m, len) = (KEY.as_ptr(), NONCE.as_ptr(), MSG.as_ptr(), MSG.len());
+            let run = |key: *const u8, nonce: *const u8, m: *const u8| {
+                let mut out = [0xaau8; 17];
+                // SAFETY: non-NULL pointers are live Rust buffers of the
+                // declared sizes (m: MSG, len bytes); out has room for n.
+                let rc = unsafe { mac(out.as_mut_ptr(), key, nonce, m, len) };
+                (rc, out)
+            };
+            for (rc, out) in [run(null(), nc, m), run(k, null(), m), run(k, nc, null())] {
+                assert_eq!(rc, -1, "{alg}");
+                assert!(out[..n].iter().all(|&b| b == 0), "{alg}: tag zeroed");
+                assert!(out[n..].iter().all(|&b| b == 0xaa), "{alg}: nothing past the tag");
+            }
+            // SAFETY: as above; a NULL pointer is never dereferenced.
+            unsafe {
+                assert_eq!(mac(null_mut(), k, nc, m, len), -1);
+                assert_eq!(verify(null(), k, nc, m, len), -1);
+                assert_eq!(verify(want.as_ptr(), null(), nc, m, len), -1);
+                assert_eq!(verify(want.as_ptr(), k, null(), m, len), -1);
+                assert_eq!(verify(want.as_ptr(), k, nc, null(), len), -1);
+            }
+        }
+    }
+
+    #[test]
+    fn impossible_length_is_refused_without_reading() {
+        let one = [0u8; 1];
+        for (alg, mac, verify, _) in ALGS {
+            let mut out = [0xaau8; 16];
+            // SAFETY: the length is refused before m is read.
+            unsafe {
+                assert_eq!(mac(out.as_mut_ptr(), KEY.as_ptr(), NONCE.as_ptr(), one.as_ptr(), usize::MAX), -1);
+                assert!(out[..alg.tag_bytes()].iter().all(|&b| b == 0));
+                assert_eq!(verify(out.as_ptr(), KEY.as_ptr(), NONCE.as_ptr(), one.as_ptr(), usize::MAX), -1);
+            }
+        }
+    }
+
+    #[test]
+    fn tag_may_overwrite_the_message() {
+        for (alg, mac, ..) in ALGS {
+            let mut buf = MSG;
+            let want = expected(alg, &MSG);
+            // SAFETY: buf is live for its length; m is read before out is written.
+            let rc = unsafe { mac(buf.as_mut_ptr(), KEY.as_ptr(), NONCE.as_ptr(), buf.as_ptr(), buf.len()) };
+            assert_eq!((rc, &buf[..want.len()]), (0, &want[..]), "{alg}");
+            assert_eq!(&buf[want.len()..], &MSG[want.len()..]);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// CWC-AES.
+
+mod cwc {
+    use core::ptr::{null, null_mut};
+
+    use wegman::cwc::{CwcKey, MAX_BYTES};
+
+    use crate::*;
+
+    const KEY: [u8; 32] = [0x17; 32];
+    const NONCE: [u8; 11] = [0xa5; 11];
+    const AD: &[u8] = b"associated data";
+    /// Two blocks and a partial one.
+    const MSG: &[u8] = b"a message of two blocks and a bit";
+    const CANARY: u8 = 0xc5;
+
+    fn sealed(key_len: usize, tag_len: usize, m: &[u8]) -> Vec<u8> {
+        CwcKey::new(&KEY[..key_len]).unwrap().encrypt(&NONCE, AD, m, tag_len).unwrap()
+    }
+
+    /// `wegman_cwc_encrypt_detached` on Rust buffers (`None` = NULL).
+    fn enc(
+        m: Option<&[u8]>,
+        m_len: usize,
+        tag_len: usize,
+        key: Option<&[u8]>,
+        nonce: Option<&[u8; 11]>,
+        ad: Option<&[u8]>,
+    ) -> (i32, Vec<u8>, [u8; 16]) {
+        let mut c = vec![CANARY; m_len.min(1 << 16)];
+        let mut tag = [CANARY; 16];
+        let ptr = |s: Option<&[u8]>| s.map_or(null(), <[u8]>::as_ptr);
+        // SAFETY: non-NULL pointers are live Rust buffers; callers pass
+        // lengths within them, or lengths the function refuses before
+        // reading (checked by the tests that use them).
+        let rc = unsafe {
+            wegman_cwc_encrypt_detached(
+                if c.is_empty() { null_mut() } else { c.as_mut_ptr() },
+                tag.as_mut_ptr(),
+                tag_len,
+                ptr(m),
+                m_len,
+                ptr(ad),
+                ad.map_or(0, <[u8]>::len),
+                nonce.map_or(null(), |n| n.as_ptr()),
+                ptr(key),
+                key.map_or(0, <[u8]>::len),
+            )
+        };
+        (rc, c, tag)
+    }
+
+    #[test]
+    fn sizes_match_the_library() {
+        assert_eq!(wegman_cwc_noncebytes(), wegman::cwc::NONCE_BYTES);
+        assert_eq!(wegman_cwc_abytes(), wegman::cwc::TAG_BYTES);
+        assert_eq!((wegman_cwc_keybytes_min(), wegman_cwc_keybytes_max()), (16, 32));
+        assert_eq!(wegman_cwc_messagebytes_max(), MAX_BYTES);
+        assert_eq!(wegman_cwc_messagebytes_max(), 68_719_476_720);
+    }
+
+    #[test]
+    fn all_key_and_tag_lengths_match_the_rust_api() {
+        for key_len in [16, 24, 32] {
+            for tag_len in 1..=16 {
+                let want = sealed(key_len, tag_len, MSG);
+                let (ct, tag) = want.split_at(MSG.len());
+                let (rc, c, t) = enc(Some(MSG), MSG.len(), tag_len, Some(&KEY[..key_len]), Some(&NONCE), Some(AD));
+                assert_eq!((rc, &c[..], &t[..tag_len]), (0, ct, tag), "key {key_len}, tag {tag_len}");
+                assert!(t[tag_len..].iter().all(|&b| b == CANARY), "nothing past the tag");
+
+                let mut out = vec![CANARY; MSG.len()];
+                let mut out_len = 0;
+                // SAFETY: all buffers are live Rust buffers of the stated lengths.
+                unsafe {
+                    let k = KEY.as_ptr();
+                    let rc = wegman_cwc_decrypt_detached(
+                        out.as_mut_ptr(),
+                        ct.as_ptr(),
+                        ct.len(),
+                        tag.as_ptr(),
+                        tag_len,
+                        AD.as_ptr(),
+                        AD.len(),
+                        NONCE.as_ptr(),
+                        k,
+                        key_len,
+                    );
+                    assert_eq!((rc, &out[..]), (0, MSG));
+                    out.fill(CANARY);
+                    let rc = wegman_cwc_decrypt(
+                        out.as_mut_ptr(),
+                        &mut out_len,
+                        want.as_ptr(),
+                        want.len(),
+                        AD.as_ptr(),
+                        AD.len(),
+                        tag_len,
+                        NONCE.as_ptr(),
+                        k,
+                        key_len,
+                    );
+                    assert_eq!((rc, out_len, &out[..]), (0, MSG.len(), MSG));
+                    let mut combined = vec![CANARY; want.len()];
+                    let rc = wegman_cwc_encrypt(
+                        combined.as_mut_ptr(),
+                        &mut out_len,
+                        MSG.as_ptr(),
+                        MSG.len(),
+                        AD.as_ptr(),
+                        AD.len(),
+                        tag_len,
+                        NONCE.as_ptr(),
+                        k,
+                        key_len,
+                    );
+                    assert_eq!((rc, out_len, &combined), (0, want.len(), &want));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn empty_message_and_data_may_be_null() {
+        let want = sealed(16, 16, b"");
+        let mut tag = [0u8; 16];
+        let mut out_len = 99;
+        // SAFETY: NULL only where the length is 0; other buffers are live arrays.
+        unsafe {
+            let (n, k) = (NONCE.as_ptr(), KEY.as_ptr());
+            let ad = (AD.as_ptr(), AD.len());
+            assert_eq!(
+                wegman_cwc_encrypt_detached(null_mut(), tag.as_mut_ptr(), 16, null(), 0, ad.0, ad.1, n, k, 16),
+                0
+            );
+            assert_eq!(&tag[..], &want[..]);
+            assert_eq!(wegman_cwc_decrypt_detached(null_mut(), null(), 0, tag.as_ptr(), 16, ad.0, ad.1, n, k, 16), 0);
+            assert_eq!(wegman_cwc_decrypt(null_mut(), &mut out_len, want.as_ptr(), 16, ad.0, ad.1, 16, n, k, 16), 0);
+            assert_eq!(out_len, 0);
+            let mut c = [0u8; 16];
+            assert_eq!(wegman_cwc_encrypt(c.as_mut_ptr(), null_mut(), null(), 0, ad.0, ad.1, 16, n, k, 16), 0);
+            assert_eq!(&c[..], &want[..]);
+
+            // No associated data either, as NULL.
+            let no_ad = CwcKey::new(&KEY[..16]).unwrap().encrypt(&NONCE, b"", b"", 16).unwrap();
+            assert_eq!(
+                wegman_cwc_encrypt_detached(null_mut(), tag.as_mut_ptr(), 16, null(), 0, null(), 0, n, k, 16),
+                0
+            );
+            assert_eq!(&tag[..], &no_ad[..]);
+            assert_eq!(wegman_cwc_decrypt_detached(null_mut(), null(), 0, tag.as_ptr(), 16, null(), 0, n, k, 16), 0);
+        }
+    }
+
+    #[test]
+    fn bad_key_and_tag_lengths_fail_writing_nothing() {
+        for key_len in [0, 1, 15, 17, 23, 25, 31] {
+            let (rc, c, tag) = enc(Some(MSG), MSG.len(), 16, Some(&KEY[..key_len]), Some(&NONCE), Some(AD));
+            assert_eq!(rc, -1, "key length {key_len}");
+            assert!(c.iter().chain(&tag).all(|&b| b == CANARY), "key length {key_len}: wrote");
+        }
+        let long_key = [0u8; 33];
+        let (rc, ..) = enc(Some(MSG), MSG.len(), 16, Some(&long_key), Some(&NONCE), Some(AD));
+        assert_eq!(rc, -1);
+        for tag_len in [0, 17, 32, usize::MAX] {
+            let (rc, c, tag) = enc(Some(MSG), MSG.len(), tag_len, Some(&KEY[..16]), Some(&NONCE), Some(AD));
+            assert_eq!(rc, -1, "tag length {tag_len}");
+            assert!(c.iter().chain(&tag).all(|&b| b == CANARY), "tag length {tag_len}: wrote");
+        }
+
+        let want = sealed(16, 16, MSG);
+        let mut out = vec![CANARY; want.len()];
+        let mut out_len = 99;
+        // SAFETY: all buffers are live Rust buffers of the stated lengths (the
+        // tag pointer has at least tag_len bytes whenever tag_len <= 16).
+        unsafe {
+            let (n, ad) = (NONCE.as_ptr(), (AD.as_ptr(), AD.len()));
+            let (c, tag) = want.split_at(MSG.len());
+            for key_len in [0, 15, 17, 31] {
+                let rc = wegman_cwc_decrypt_detached(
+                    out.as_mut_ptr(),
+                    c.as_ptr(),
+                    c.len(),
+                    tag.as_ptr(),
+                    16,
+                    ad.0,
+                    ad.1,
+                    n,
+                    KEY.as_ptr(),
+                    key_len,
+                );
+                assert_eq!(rc, -1);
+            }
+            // A tag length the mode does not have, even with the right bytes.
+            for tag_len in [0, 17] {
+                let rc = wegman_cwc_decrypt(
+                    out.as_mut_ptr(),
+                    &mut out_len,
+                    want.as_ptr(),
+                    want.len(),
+                    ad.0,
+                    ad.1,
+                    tag_len,
+                    n,
+                    KEY.as_ptr(),
+                    16,
+                );
+                assert_eq!((rc, out_len), (-1, 0));
+                out_len = 99;
+                let rc = wegman_cwc_encrypt(
+                    out.as_mut_ptr(),
+                    &mut out_len,
+                    MSG.as_ptr(),
+                    MSG.len(),
+                    ad.0,
+                    ad.1,
+                    tag_len,
+                    n,
+                    KEY.as_ptr(),
+                    16,
+                );
+                assert_eq!((rc, out_len), (-1, 0));
+            }
+            // Shorter than the tag.
+            let rc = wegman_cwc_decrypt(
+                out.as_mut_ptr(),
+                &mut out_len,
+                want.as_ptr(),
+                15,
+                ad.0,
+                ad.1,
+                16,
+                n,
+                KEY.as_ptr(),
+                16,
+            );
+            assert_eq!((rc, out_len), (-1, 0));
+        }
+        assert!(out.iter().all(|&b| b == CANARY), "a failed call wrote to its output");
+    }
+
+    #[test]
+    fn null_pointers_fail_writing_nothing() {
+        let key = Some(&KEY[..16]);
+        let cases = [
+            enc(Some(MSG), MSG.len(), 16, None, Some(&NONCE), Some(AD)),
+            enc(Some(MSG), MSG.len(), 16, key, None, Some(AD)),
+            enc(None, MSG.len(), 16, key, Some(&NONCE), Some(AD)),
+            enc(Some(MSG), MSG.len(), 16, key, Some(&NONCE), None), // ad NULL with ad_len 0 is fine...
+        ];
+        for (i, (rc, c, tag)) in cases.iter().enumerate().take(3) {
+            assert_eq!(*rc, -1, "case {i}");
+            assert!(c.iter().chain(tag).all(|&b| b == CANARY), "case {i}: wrote");
+        }
+        assert_eq!(cases[3].0, 0, "...so this one succeeds");
+
+        let want = sealed(16, 16, MSG);
+        let (c, tag) = want.split_at(MSG.len());
+        let mut out = vec![CANARY; want.len()];
+        let mut out_len = 99;
+        // SAFETY: every non-NULL pointer is a live Rust buffer of the stated
+        // length; NULL ones are never dereferenced.
+        unsafe {
+            let (n, k, ad) = (NONCE.as_ptr(), KEY.as_ptr(), AD.as_ptr());
+            let o = out.as_mut_ptr();
+            let (m, ml) = (MSG.as_ptr(), MSG.len());
+            let mut tag_out = [CANARY; 16];
+            // Encryption: NULL c (with m_len > 0), tag, ad (with ad_len > 0).
+            assert_eq!(wegman_cwc_encrypt_detached(null_mut(), tag_out.as_mut_ptr(), 16, m, ml, ad, 15, n, k, 16), -1);
+            assert_eq!(wegman_cwc_encrypt_detached(o, null_mut(), 16, m, ml, ad, 15, n, k, 16), -1);
+            assert_eq!(wegman_cwc_encrypt_detached(o, tag_out.as_mut_ptr(), 16, m, ml, null(), 15, n, k, 16), -1);
+            assert_eq!(wegman_cwc_encrypt(null_mut(), &mut out_len, m, ml, ad, 15, 16, n, k, 16), -1);
+            assert_eq!(out_len, 0);
+            assert_eq!(
+                wegman_cwc_encrypt(null_mut(), null_mut(), null(), 0, ad, 15, 16, n, k, 16),
+                -1,
+                "c is required"
+            );
+            assert!(tag_out.iter().all(|&b| b == CANARY));
+
+            // Decryption: NULL m, c, tag, ad, nonce, key.
+            let (cp, cl, tp) = (c.as_ptr(), c.len(), tag.as_ptr());
+            assert_eq!(wegman_cwc_decrypt_detached(null_mut(), cp, cl, tp, 16, ad, 15, n, k, 16), -1);
+            assert_eq!(wegman_cwc_decrypt_detached(o, null(), cl, tp, 16, ad, 15, n, k, 16), -1);
+            assert_eq!(wegman_cwc_decrypt_detached(o, cp, cl, null(), 16, ad, 15, n, k, 16), -1);
+            assert_eq!(wegman_cwc_decrypt_detached(o, cp, cl, tp, 16, null(), 15, n, k, 16), -1);
+            assert_eq!(wegman_cwc_decrypt_detached(o, cp, cl, tp, 16, ad, 15, null(), k, 16), -1);
+            assert_eq!(wegman_cwc_decrypt_detached(o, cp, cl, tp, 16, ad, 15, n, null(), 16), -1);
+            assert_eq!(wegman_cwc_decrypt(o, &mut out_len, null(), want.len(), ad, 15, 16, n, k, 16), -1);
+            assert_eq!(
+                wegman_cwc_decrypt(null_mut(), &mut out_len, want.as_ptr(), want.len(), ad, 15, 16, n, k, 16),
+                -1
+            );
+            assert_eq!(out_len, 0);
+            // The control: the same call with every pointer present succeeds.
+            assert_eq!(wegman_cwc_decrypt_detached(o, cp, cl, tp, 16, ad, 15, n, k, 16), 0);
+        }
+        assert_eq!(&out[..MSG.len()], MSG);
+        assert!(out[MSG.len()..].iter().all(|&b| b == CANARY));
+    }
+
+    #[test]
+    fn over_long_inputs_are_refused_before_reading() {
+        let too_long = usize::try_from(MAX_BYTES + 1).unwrap();
+        let one = [0u8; 1];
+        let mut c = [CANARY; 1];
+        let mut tag = [CANARY; 16];
+        let mut out_len = 99;
+        // SAFETY: every length is refused before any pointer is dereferenced.
+        unsafe {
+            let (n, k, p) = (NONCE.as_ptr(), KEY.as_ptr(), one.as_ptr());
+            for (m_len, ad_len) in [(too_long, 0), (0, too_long), (usize::MAX, 0), (0, usize::MAX)] {
+                let m = if m_len == 0 { null() } else { p };
+                let ad = if ad_len == 0 { null() } else { p };
+                let (co, to) = (c.as_mut_ptr(), tag.as_mut_ptr());
+                assert_eq!(wegman_cwc_encrypt_detached(co, to, 16, m, m_len, ad, ad_len, n, k, 16), -1);
+                assert_eq!(wegman_cwc_encrypt(co, &mut out_len, m, m_len, ad, ad_len, 16, n, k, 16), -1);
+                assert_eq!(out_len, 0);
+                assert_eq!(wegman_cwc_decrypt_detached(co, m, m_len, p, 16, ad, ad_len, n, k, 16), -1);
+                out_len = 99;
+            }
+            // Combined decryption: the ciphertext part (c_len - 16) is what is limited.
+            let rc = wegman_cwc_decrypt(c.as_mut_ptr(), &mut out_len, p, too_long + 16, null(), 0, 16, n, k, 16);
+            assert_eq!((rc, out_len), (-1, 0));
+        }
+        assert_eq!(c, [CANARY]);
+        assert_eq!(tag, [CANARY; 16]);
+    }
+
+    #[test]
+    fn in_place_works_and_forgeries_leave_the_buffer_alone() {
+        let want = sealed(24, 12, MSG);
+        // SAFETY: buf is a live Rust buffer of the stated lengths; in-place
+        // calls pass the same pointer as input and output.
+        unsafe {
+            let (n, k, ad, al) = (NONCE.as_ptr(), KEY.as_ptr(), AD.as_ptr(), AD.len());
+            let mut buf = MSG.to_vec();
+            buf.resize(MSG.len() + 12, 0);
+            let p = buf.as_mut_ptr();
+            let mut len = 0;
+            assert_eq!(wegman_cwc_encrypt(p, &mut len, p, MSG.len(), ad, al, 12, n, k, 24), 0);
+            assert_eq!((len, &buf), (want.len(), &want));
+
+            // A wrong tag: -1, the buffer as it was, the length zeroed.
+            buf[MSG.len()] ^= 1;
+            let before = buf.clone();
+            assert_eq!(wegman_cwc_decrypt(p, &mut len, p, buf.len(), ad, al, 12, n, k, 24), -1);
+            assert_eq!((len, &buf), (0, &before));
+            let t = p.add(MSG.len());
+            assert_eq!(wegman_cwc_decrypt_detached(p, p, MSG.len(), t, 12, ad, al, n, k, 24), -1);
+            assert_eq!(buf, before);
+            buf[MSG.len()] ^= 1;
+
+            let t = p.add(MSG.len());
+            assert_eq!(wegman_cwc_decrypt_detached(p, p, MSG.len(), t, 12, ad, al, n, k, 24), 0);
+            assert_eq!(&buf[..MSG.len()], MSG);
+        }
+    }
+
+    #[test]
+    fn forbidden_overlaps_are_refused() {
+        let mut buf = [CANARY; 200];
+        let ml = MSG.len();
+        // SAFETY: every pointer is inside buf (or a live constant) with room
+        // for the stated length; refused calls touch nothing.
+        unsafe {
+            let (n, k) = (NONCE.as_ptr(), KEY.as_ptr());
+            let b = buf.as_mut_ptr();
+            // Set up m at b[0..], ad at b[100..115].
+            core::ptr::copy_nonoverlapping(MSG.as_ptr(), b, ml);
+            core::ptr::copy_nonoverlapping(AD.as_ptr(), b.add(100), AD.len());
+            let before = buf;
+            let (m, ad, al) = (b.cast_const(), b.add(100).cast_const(), AD.len());
+            let mut tag = [CANARY; 16];
+            let t = tag.as_mut_ptr();
+            // c straddling m; c over ad; the tag over c.
+            assert_eq!(wegman_cwc_encrypt_detached(b.add(1), t, 16, m, ml, ad, al, n, k, 16), -1);
+            assert_eq!(wegman_cwc_encrypt_detached(b.add(90), t, 16, m, ml, ad, al, n, k, 16), -1);
+            assert_eq!(wegman_cwc_encrypt_detached(b.add(150), b.add(160), 16, m, ml, ad, al, n, k, 16), -1);
+            // m straddling c.
+            assert_eq!(wegman_cwc_decrypt_detached(b.add(5), m, ml, t, 16, ad, al, n, k, 16), -1);
+            assert_eq!(buf, before, "a refused call wrote");
+            assert_eq!(tag, [CANARY; 16]);
+            // Allowed: disjoint buffers, and the plaintext over the associated
+            // data once decryption has read it.
+            assert_eq!(wegman_cwc_encrypt_detached(b.add(150), t, 16, m, ml, ad, al, n, k, 16), 0);
+            let c = b.add(150).cast_const();
+            assert_eq!(wegman_cwc_decrypt_detached(b.add(100), c, ml, t, 16, ad, al, n, k, 16), 0);
+            assert_eq!(&buf[100..100 + ml], MSG);
+        }
+    }
+}

@@ -13,10 +13,27 @@
  *
  *  - pass "key":     the key is undefined (kr for Bernstein's functions; k
  *                    and r for the wegman_* ones; r and s for
- *                    wegman_poly1305). Message lengths stay defined: a MAC
- *                    may branch on how long the message is.
+ *                    wegman_poly1305; all 32 bytes kp || ks for the MMH
+ *                    MACs; the whole 16-, 24- or 32-byte CWC-AES key).
+ *                    Message lengths stay defined: a MAC may branch on how
+ *                    long the message is.
  *  - pass "message": the message bytes are undefined, so the library may not
- *                    branch on their values either.
+ *                    branch on their values either. For CWC decryption the
+ *                    ciphertext is undefined, which makes the plaintext it
+ *                    produces undefined. Associated data and nonces are
+ *                    public in both passes.
+ *
+ * The MMH MACs covered are wegman_mmh32, wegman_nmh32 and wegman_mmh64x2
+ * (the three block functions, one with a 2-fold Toeplitz output) with their
+ * _verify; CWC-AES is covered through all four functions, decryption with
+ * the right tag and with a wrong one, in place and out of place.
+ *
+ * CWC decryption must act on whether the tag verified, so it branches on a
+ * value derived from the secrets: that one bit is public by design. The
+ * library takes that branch in a single function, release_if_verified
+ * (src/cwc.rs), and tests/ctgrind.supp tells memcheck to expect it there and
+ * nowhere else. Its result, the return value of the decrypt functions, is
+ * therefore defined; the plaintext is still checked to carry undefined bits.
  *
  * Outputs legitimately depend on the secrets. Each one is first checked to
  * still carry undefined bits (proof that the secret really flowed through
@@ -110,12 +127,15 @@ static void classify_valid_r(unsigned char *r) {
 
 /* Does any bit of the n bytes at p depend on a secret? */
 static int tainted(const void *p, size_t n) {
+    const unsigned char *bytes = p;
     unsigned char vbits[64];
-    size_t i;
+    size_t i, done, take;
     int any = 0;
-    if (n > sizeof vbits) die("tainted: object too large");
-    if (VALGRIND_GET_VBITS(p, vbits, n) != 1) die("VALGRIND_GET_VBITS failed");
-    for (i = 0; i < n; i++) any |= vbits[i] != 0;
+    for (done = 0; done < n; done += take) {
+        take = n - done < sizeof vbits ? n - done : sizeof vbits;
+        if (VALGRIND_GET_VBITS(bytes + done, vbits, take) != 1) die("VALGRIND_GET_VBITS failed");
+        for (i = 0; i < take; i++) any |= vbits[i] != 0;
+    }
     return any;
 }
 
@@ -139,6 +159,22 @@ static void fill(unsigned char *p, size_t n) {
     }
 }
 
+/* The MMH MACs under test. */
+static const struct mmh_alg {
+    const char *name, *verify_name;
+    int (*mac)(uint8_t *, const uint8_t *, const uint8_t *, const uint8_t *, size_t);
+    int (*verify)(const uint8_t *, const uint8_t *, const uint8_t *, const uint8_t *, size_t);
+    size_t bytes;
+} mmh_algs[] = {
+    {"wegman_mmh32", "wegman_mmh32_verify", wegman_mmh32, wegman_mmh32_verify, WEGMAN_MMH32_BYTES},
+    {"wegman_nmh32", "wegman_nmh32_verify", wegman_nmh32, wegman_nmh32_verify, WEGMAN_NMH32_BYTES},
+    {"wegman_mmh64x2", "wegman_mmh64x2_verify", wegman_mmh64x2, wegman_mmh64x2_verify, WEGMAN_MMH64X2_BYTES},
+};
+#define N_MMH (sizeof mmh_algs / sizeof mmh_algs[0])
+
+#define CWC_AD_LEN 21 /* associated data: a partial 12-byte chunk and block */
+#define CANARY 0xc5   /* fills a CWC output buffer before a decryption that must fail */
+
 struct fixture {
     size_t len;
     unsigned char kr[32];       /* k || r, r clamped */
@@ -148,6 +184,16 @@ struct fixture {
     unsigned char tag[16];      /* Poly1305-AES tag, computed with all inputs defined */
     unsigned char bad_tag[16];  /* tag with one bit flipped */
     unsigned char core_tag[16]; /* wegman_poly1305 tag, computed with all inputs defined */
+
+    unsigned char mk[32];               /* MMH key kp || ks */
+    unsigned char mmh_tag[N_MMH][16];   /* MMH tags (first bytes), computed with all inputs defined */
+    unsigned char mmh_bad[N_MMH][16];   /* ... with one bit flipped */
+    size_t ck_len;                      /* CWC key length: 16, 24 or 32 */
+    unsigned char ck[32];               /* CWC key (first ck_len bytes) */
+    unsigned char cn[11];               /* CWC nonce */
+    unsigned char ad[CWC_AD_LEN];       /* CWC associated data (public) */
+    unsigned char ct[MAX_LEN];          /* CWC ciphertext of m (first len bytes) */
+    unsigned char ctag[16], cbad[16];   /* CWC tag, and with one bit flipped */
 };
 
 static void make_fixture(struct fixture *f, size_t len) {
@@ -167,6 +213,25 @@ static void make_fixture(struct fixture *f, size_t len) {
     memcpy(f->bad_tag, f->tag, 16);
     f->bad_tag[len % 16] ^= (unsigned char)(1u << (len % 8));
     if (wegman_poly1305(f->core_tag, f->r, f->s, f->m, len) != 0) die("wegman_poly1305 rejected a clamped r");
+
+    fill(f->mk, sizeof f->mk);
+    {
+        size_t i;
+        for (i = 0; i < N_MMH; i++) {
+            const struct mmh_alg *a = &mmh_algs[i];
+            if (a->mac(f->mmh_tag[i], f->mk, f->n, f->m, len) != 0) die("MMH MAC failed");
+            memcpy(f->mmh_bad[i], f->mmh_tag[i], a->bytes);
+            f->mmh_bad[i][len % a->bytes] ^= (unsigned char)(1u << (len % 8));
+        }
+    }
+    f->ck_len = 16 + 8 * (len % 3);
+    fill(f->ck, sizeof f->ck);
+    fill(f->cn, sizeof f->cn);
+    fill(f->ad, sizeof f->ad);
+    if (wegman_cwc_encrypt_detached(f->ct, f->ctag, 16, f->m, len, f->ad, CWC_AD_LEN, f->cn, f->ck, f->ck_len) != 0)
+        die("CWC encryption failed");
+    memcpy(f->cbad, f->ctag, 16);
+    f->cbad[(len + 5) % 16] ^= (unsigned char)(1u << (len % 8));
 }
 
 /* A copy of the message in a heap block of exactly len bytes (at least one,
@@ -188,15 +253,21 @@ struct pass {
     int expect_taint; /* outputs must carry undefined bits */
 };
 
-static void check_tag(const struct pass *p, unsigned char out[16], const unsigned char want[16], const char *what) {
+/* n output bytes (a tag, a ciphertext, a plaintext). */
+static void check_output(const struct pass *p, unsigned char *out, const unsigned char *want, size_t n,
+                         const char *what) {
     char msg[160];
-    if (p->expect_taint) {
+    if (p->expect_taint && n > 0) {
         snprintf(msg, sizeof msg, "%s: output does not depend on the secret", what);
-        check(tainted(out, 16), p->secret, p->len, msg);
+        check(tainted(out, n), p->secret, p->len, msg);
     }
-    declassify(out, 16);
-    snprintf(msg, sizeof msg, "%s: wrong tag", what);
-    check(memcmp(out, want, 16) == 0, p->secret, p->len, msg);
+    declassify(out, n);
+    snprintf(msg, sizeof msg, "%s: wrong output", what);
+    check(n == 0 || memcmp(out, want, n) == 0, p->secret, p->len, msg);
+}
+
+static void check_tag(const struct pass *p, unsigned char out[16], const unsigned char want[16], const char *what) {
+    check_output(p, out, want, 16, what);
 }
 
 static void check_verdict(const struct pass *p, int got, int want, const char *what) {
@@ -219,6 +290,87 @@ static void check_status(const struct pass *p, int got, const char *what) {
     check(got == 0, p->secret, p->len, msg);
 }
 
+/* A decryption that must have failed: -1, and the n bytes of out still the
+ * canary, and defined. */
+static void check_untouched(const struct pass *p, int got, const unsigned char *out, size_t n, const char *what) {
+    char msg[160];
+    size_t i;
+    int same = 1;
+    got = declassify_int(got);
+    snprintf(msg, sizeof msg, "%s: returned %d, expected -1", what, got);
+    check(got == -1, p->secret, p->len, msg);
+    snprintf(msg, sizeof msg, "%s: wrote secret-dependent data to the output", what);
+    check(!tainted(out, n), p->secret, p->len, msg);
+    for (i = 0; i < n; i++) same &= out[i] == CANARY;
+    snprintf(msg, sizeof msg, "%s: wrote to the output", what);
+    check(same, p->secret, p->len, msg);
+}
+
+/* The MMH MACs: tag, verify with the right and with a wrong tag. key holds
+ * the (secret in the key pass) MMH key, m the message. */
+static void run_mmh(const struct pass *p, const struct fixture *f, const unsigned char key[32],
+                    const unsigned char *m) {
+    size_t i;
+    for (i = 0; i < N_MMH; i++) {
+        const struct mmh_alg *a = &mmh_algs[i];
+        unsigned char out[16];
+        char what[80];
+        check_status(p, a->mac(out, key, f->n, m, f->len), a->name);
+        check_output(p, out, f->mmh_tag[i], a->bytes, a->name);
+        snprintf(what, sizeof what, "%s (right tag)", a->verify_name);
+        check_verdict(p, a->verify(f->mmh_tag[i], key, f->n, m, f->len), 0, what);
+        snprintf(what, sizeof what, "%s (wrong tag)", a->verify_name);
+        check_verdict(p, a->verify(f->mmh_bad[i], key, f->n, m, f->len), -1, what);
+    }
+}
+
+/* CWC-AES. key holds the CWC key and m the plaintext (each secret in its
+ * pass); ct is the ciphertext, undefined in the message pass. out and
+ * sealed are heap blocks of len + 16 bytes, what the combined functions
+ * use, so that memcheck also sees an access past their end. */
+static void run_cwc(const struct pass *p, const struct fixture *f, const unsigned char *key, const unsigned char *m,
+                    const unsigned char *ct) {
+    size_t len = f->len, klen = f->ck_len, c_len = 0;
+    unsigned char tag[16];
+    unsigned char *out = malloc(len + 16), *sealed = malloc(len + 16);
+    if (out == NULL || sealed == NULL) die("out of memory");
+
+    /* Encryption, detached and combined. */
+    check_status(p, wegman_cwc_encrypt_detached(out, tag, 16, m, len, f->ad, CWC_AD_LEN, f->cn, key, klen),
+                 "wegman_cwc_encrypt_detached");
+    check_output(p, out, f->ct, len, "wegman_cwc_encrypt_detached (ciphertext)");
+    check_output(p, tag, f->ctag, 16, "wegman_cwc_encrypt_detached (tag)");
+    check_status(p, wegman_cwc_encrypt(out, &c_len, m, len, f->ad, CWC_AD_LEN, 16, f->cn, key, klen),
+                 "wegman_cwc_encrypt");
+    check(c_len == len + 16, p->secret, len, "wegman_cwc_encrypt: wrong length");
+    check_output(p, out, f->ct, len, "wegman_cwc_encrypt (ciphertext)");
+    check_output(p, out + len, f->ctag, 16, "wegman_cwc_encrypt (tag)");
+
+    /* Decryption with the right tag: out of place, then in place. */
+    check_status(p, wegman_cwc_decrypt_detached(out, ct, len, f->ctag, 16, f->ad, CWC_AD_LEN, f->cn, key, klen),
+                 "wegman_cwc_decrypt_detached");
+    check_output(p, out, f->m, len, "wegman_cwc_decrypt_detached");
+    memcpy(out, ct, len);
+    check_status(p, wegman_cwc_decrypt_detached(out, out, len, f->ctag, 16, f->ad, CWC_AD_LEN, f->cn, key, klen),
+                 "wegman_cwc_decrypt_detached (in place)");
+    check_output(p, out, f->m, len, "wegman_cwc_decrypt_detached (in place)");
+    memcpy(sealed, ct, len);
+    memcpy(sealed + len, f->ctag, 16);
+    check_status(p, wegman_cwc_decrypt(out, &c_len, sealed, len + 16, f->ad, CWC_AD_LEN, 16, f->cn, key, klen),
+                 "wegman_cwc_decrypt");
+    check_output(p, out, f->m, len, "wegman_cwc_decrypt");
+
+    /* Decryption with a wrong tag: nothing written. */
+    memset(out, CANARY, len);
+    check_untouched(p, wegman_cwc_decrypt_detached(out, ct, len, f->cbad, 16, f->ad, CWC_AD_LEN, f->cn, key, klen),
+                    out, len, "wegman_cwc_decrypt_detached (wrong tag)");
+    memcpy(sealed + len, f->cbad, 16);
+    check_untouched(p, wegman_cwc_decrypt(out, &c_len, sealed, len + 16, f->ad, CWC_AD_LEN, 16, f->cn, key, klen),
+                    out, len, "wegman_cwc_decrypt (wrong tag)");
+    free(out);
+    free(sealed);
+}
+
 /* Streaming: init, the pieces, then final or final_verify. */
 static void stream(const struct pass *p, const unsigned char key[32], const unsigned char n[16], const unsigned char *m,
                   wegman_poly1305aes_state *st) {
@@ -235,22 +387,29 @@ static void stream(const struct pass *p, const unsigned char key[32], const unsi
 
 static void run_pass(const struct fixture *f, enum secret secret) {
     struct pass p = {secret, f->len, secret == SECRET_KEY || f->len > 0};
-    unsigned char kr[32], key[32], r[16], s[16], out[16];
-    unsigned char *m = message_copy(f);
+    unsigned char kr[32], key[32], r[16], s[16], out[16], mk[32], ck[32];
+    unsigned char *m = message_copy(f), *ct = malloc(f->len ? f->len : 1);
     wegman_poly1305aes_state st;
 
+    if (ct == NULL) die("out of memory");
     memcpy(kr, f->kr, 32);  /* for Bernstein's functions */
     memcpy(key, f->kr, 32); /* for the wegman_* functions */
     memcpy(r, f->r, 16);
     memcpy(s, f->s, 16);
+    memcpy(mk, f->mk, 32);
+    memcpy(ck, f->ck, 32);
+    memcpy(ct, f->ct, f->len);
     if (secret == SECRET_KEY) {
         classify(kr, 32);
         classify(key, 16);
         classify_valid_r(key + 16);
         classify_valid_r(r);
         classify(s, 16);
+        classify(mk, 32);
+        classify(ck, f->ck_len);
     } else {
         classify(m, f->len);
+        classify(ct, f->len);
     }
 
     /* Bernstein's interface. */
@@ -283,7 +442,11 @@ static void run_pass(const struct fixture *f, enum secret secret) {
     check_status(&p, wegman_poly1305(out, r, s, m, f->len), "wegman_poly1305");
     check_tag(&p, out, f->core_tag, "wegman_poly1305");
 
+    run_mmh(&p, f, mk, m);
+    run_cwc(&p, f, ck, m, ct);
+
     free(m);
+    free(ct);
 }
 
 /* poly1305aes_clamp on a wholly undefined kr: no branch, no index, and the
