@@ -33,11 +33,11 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use serde_json::Value;
+mod common;
+use common::{LINK_LIBS, crate_dir, libs, scratch, tool};
 
 const C_FLAGS: &[&str] = &["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-O1"];
 /// What a Rust staticlib needs from the C library on Linux.
-const LINK_LIBS: &[&str] = &["-lpthread", "-ldl", "-lm"];
 const VALGRIND_FLAGS: &[&str] =
     &["--tool=memcheck", "--error-exitcode=1", "--track-origins=yes", "--num-callers=30", "--show-error-list=yes"];
 /// The suppression in `tests/ctgrind.supp` for the CWC tag verdict.
@@ -45,53 +45,6 @@ const VERDICT_SUPPRESSION: &str = "wegman-cwc-tag-verdict-is-public";
 /// The exit status `--error-exitcode` gives a run with memcheck errors.
 const VALGRIND_ERROR_EXIT: i32 = 1;
 const SKIP_VAR: &str = "WEGMAN_SKIP_VALGRIND";
-
-fn crate_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
-}
-
-fn tool(var: &str, default: &str) -> String {
-    std::env::var(var).unwrap_or_else(|_| default.to_owned())
-}
-
-/// Run `cmd`, panicking with its output unless it succeeds; returns stdout.
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed ({}):\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
-/// `target/release/libwegman_c.a`, built once per test process by
-/// `cargo build --release -p wegman-capi`; cargo's own report names it.
-fn staticlib() -> &'static PathBuf {
-    static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let stdout = run(Command::new(env!("CARGO"))
-            .args(["build", "--release", "-p", "wegman-capi", "--message-format=json-render-diagnostics"])
-            .arg("--manifest-path")
-            .arg(crate_dir().join("Cargo.toml")));
-        let lib = stdout
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "wegman_c")
-            .flat_map(|msg| msg["filenames"].as_array().cloned().unwrap_or_default())
-            .filter_map(|f| f.as_str().map(PathBuf::from))
-            .find(|f| f.extension().is_some_and(|e| e == "a"))
-            .expect("cargo reported no .a for wegman_c");
-        assert!(lib.is_file(), "{} is missing", lib.display());
-        lib
-    })
-}
 
 /// `tests/c/ctgrind.c` linked against the static library, built once.
 fn ctgrind_exe() -> &'static PathBuf {
@@ -103,7 +56,7 @@ fn ctgrind_exe() -> &'static PathBuf {
             .arg("-I")
             .arg(crate_dir().join("include"))
             .arg(crate_dir().join("tests/c/ctgrind.c"))
-            .arg(staticlib())
+            .arg(&libs().staticlib)
             .args(LINK_LIBS)
             .arg("-o")
             .arg(&exe);
