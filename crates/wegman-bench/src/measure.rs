@@ -1,0 +1,182 @@
+//! How a table of contenders is timed at one length in one regime.
+//!
+//! * Each contender's batch size is chosen so that one timed batch lasts at
+//!   least `target_ticks` (never fewer than one call): the ~40-tick cost of
+//!   the fenced counter reads is then spread over many calls. The reported
+//!   figure is ticks per call = batch ticks / batch size.
+//! * `reps` batches per contender, **interleaved**: repetition r runs every
+//!   contender once, starting from a rotating position, so a burst of noise
+//!   from other processes hits all of them alike instead of one.
+//! * Hot regime: one untimed call right before each timed batch, so the key,
+//!   the message and the code are in cache as "hot" promises even though the
+//!   other contenders ran in between. Cold regime: no warming; the batch
+//!   simply continues cycling through the slots.
+//! * The caller may split the repetitions into passes over all lengths,
+//!   minutes apart, so that a long burst of noise spoils only one pass's
+//!   share of a cell.
+//! * We report the median with the quartiles and the extremes; the median
+//!   ignores the batches that an interrupt or another process landed on.
+
+use crate::contender::{Input, Table};
+
+/// The effort spent per (table, length, regime).
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    /// Timed batches per contender and pass.
+    pub reps: usize,
+    /// Passes over all lengths and regimes (reps are per pass).
+    pub passes: usize,
+    /// A batch lasts at least this many ticks.
+    pub target_ticks: u64,
+    /// ... and has at most this many calls.
+    pub max_batch: u64,
+}
+
+/// One timed batch.
+#[derive(Clone, Copy, Debug)]
+pub struct Batch {
+    /// Ticks for the whole batch.
+    pub ticks: u64,
+    /// Sum of the calls' result bytes.
+    pub sink: u64,
+}
+
+/// Ticks per call over the repetitions.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    /// Calls per timed batch.
+    pub batch: u64,
+    /// Number of timed batches.
+    pub reps: usize,
+    /// Median ticks per call.
+    pub median: f64,
+    /// First quartile.
+    pub p25: f64,
+    /// Third quartile.
+    pub p75: f64,
+    /// Fastest batch.
+    pub min: f64,
+    /// Slowest batch.
+    pub max: f64,
+}
+
+impl Stats {
+    /// Summary of per-call figures.
+    pub fn of(mut per_call: Vec<f64>, batch: u64) -> Stats {
+        per_call.sort_by(f64::total_cmp);
+        let q = |p: f64| {
+            let x = p * (per_call.len() - 1) as f64;
+            let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
+            per_call[lo] + (per_call[hi] - per_call[lo]) * (x - lo as f64)
+        };
+        Stats {
+            batch,
+            reps: per_call.len(),
+            median: q(0.5),
+            p25: q(0.25),
+            p75: q(0.75),
+            min: per_call[0],
+            max: per_call[per_call.len() - 1],
+        }
+    }
+
+    /// Half the interquartile range relative to the median ("±x%").
+    pub fn spread(&self) -> f64 {
+        if self.median > 0.0 { (self.p75 - self.p25) / 2.0 / self.median } else { 0.0 }
+    }
+}
+
+/// One contender's timed batches in one cell (possibly one pass of several).
+#[derive(Clone, Debug, Default)]
+pub struct Sample {
+    /// Calls per batch.
+    pub batch: u64,
+    /// Ticks per call, one figure per batch.
+    pub per_call: Vec<f64>,
+}
+
+impl Sample {
+    /// Add another pass's batches.
+    pub fn merge(&mut self, other: Sample) {
+        if self.per_call.is_empty() {
+            self.batch = other.batch;
+        }
+        self.per_call.extend(other.per_call);
+    }
+
+    /// The summary.
+    pub fn stats(&self) -> Stats {
+        Stats::of(self.per_call.clone(), self.batch)
+    }
+}
+
+/// Time every contender of `table` on `inputs` (one input: hot regime).
+pub fn measure_table(plan: &Plan, table: &mut Table, inputs: &[Input<'_>]) -> Result<Vec<Sample>, String> {
+    let hot = inputs.len() == 1;
+    let n = table.contenders.len();
+    let mut next = vec![0usize; n];
+    let mut calls = vec![0u64; n];
+    let mut sinks = vec![0u64; n];
+    let mut batch = vec![1u64; n];
+
+    // Warm up, then size the batch from the fastest of a few single calls.
+    for (k, c) in table.contenders.iter_mut().enumerate() {
+        let mut best = u64::MAX;
+        for j in 0..8 {
+            let b = c.batch(inputs, &mut next[k], 1);
+            calls[k] += 1;
+            sinks[k] += b.sink;
+            if j >= 2 {
+                best = best.min(b.ticks);
+            }
+        }
+        batch[k] = plan.target_ticks.div_ceil(best.max(1)).clamp(1, plan.max_batch);
+    }
+
+    let mut per_call = vec![Vec::with_capacity(plan.reps); n];
+    for r in 0..plan.reps {
+        for j in 0..n {
+            let k = (j + r) % n;
+            let c = &mut table.contenders[k];
+            if hot {
+                let b = c.batch(inputs, &mut next[k], 1);
+                calls[k] += 1;
+                sinks[k] += b.sink;
+            }
+            let b = c.batch(inputs, &mut next[k], batch[k] as usize);
+            calls[k] += batch[k];
+            sinks[k] += b.sink;
+            per_call[k].push(b.ticks as f64 / batch[k] as f64);
+        }
+    }
+
+    if table.verify {
+        for (k, c) in table.contenders.iter().enumerate() {
+            if sinks[k] != calls[k] {
+                return Err(format!(
+                    "{} {}: {} rejected {} of {} correct tags",
+                    table.family,
+                    table.id,
+                    c.label().name,
+                    calls[k] - sinks[k],
+                    calls[k]
+                ));
+            }
+        }
+    }
+    Ok(per_call.into_iter().zip(batch).map(|(per_call, batch)| Sample { batch, per_call }).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quartiles_interpolate() {
+        let s = Stats::of(vec![4.0, 1.0, 3.0, 2.0, 5.0], 7);
+        assert_eq!((s.min, s.p25, s.median, s.p75, s.max), (1.0, 2.0, 3.0, 4.0, 5.0));
+        assert_eq!((s.batch, s.reps), (7, 5));
+        let s = Stats::of(vec![1.0, 2.0], 1);
+        assert_eq!(s.median, 1.5);
+    }
+}

@@ -1,0 +1,115 @@
+//! The CI smoke run: `--smoke` must pass every check, time every contender
+//! of every family, and write the JSON and the charts. Not a timing test.
+
+use std::process::Command;
+
+#[test]
+fn smoke_run_times_every_contender_and_writes_json_and_plots() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("results.json");
+    let plots = dir.path().join("plots");
+    let out = Command::new(env!("CARGO_BIN_EXE_wegman-bench"))
+        .args(["--smoke", "--json"])
+        .arg(&json)
+        .arg("--plot")
+        .arg(&plots)
+        .output()
+        .expect("run wegman-bench");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("Appendix A: appendix-A-1"), "the self-check is printed before timing");
+    assert!(stdout.contains("TSC") && stdout.contains("not core cycles"));
+
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("JSON");
+    let mut seen = Vec::new();
+    for t in v["tables"].as_array().expect("tables") {
+        let contenders = t["contenders"].as_array().expect("contenders").len();
+        let series = t["series"].as_array().expect("series");
+        let timed = series.iter().filter(|s| s["median_ticks"].is_array()).count();
+        assert_eq!(timed, 4 * contenders, "{}: every contender in every regime", t["table"]);
+        for s in series.iter().filter(|s| s["median_ticks"].is_array()) {
+            assert!(s["median_ticks"].as_array().unwrap().iter().all(|x| x.as_f64().unwrap() > 0.0));
+        }
+        seen.push(format!("{}/{}", t["family"].as_str().unwrap(), t["table"].as_str().unwrap()));
+    }
+    for want in [
+        "poly1305aes/authenticate",
+        "poly1305aes/verify",
+        "poly1305aes/authenticate-precomputed",
+        "poly1305aes/verify-precomputed",
+        "mmh/mac",
+        "mmh/mac-precomputed",
+        "cwc/encrypt",
+        "cwc/encrypt-precomputed",
+    ] {
+        assert!(seen.iter().any(|s| s == want), "table {want} missing from {seen:?}");
+    }
+    assert_eq!(std::fs::read_dir(&plots).expect("plots written").count(), 3 * seen.len());
+}
+
+#[test]
+fn an_unknown_family_is_refused() {
+    let out = Command::new(env!("CARGO_BIN_EXE_wegman-bench"))
+        .args(["--smoke", "--family", "nope"])
+        .output()
+        .expect("run wegman-bench");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("poly1305aes"));
+}
+
+#[test]
+fn a_wrong_answer_aborts_before_any_timing() {
+    // A copy of the shared vectors with one Appendix A tag changed.
+    let shared = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors");
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("vectors")).unwrap();
+    for f in ["poly1305aes.json", "mmh.json", "cwc.json"] {
+        let mut text = std::fs::read_to_string(shared.join(f)).expect("shared vectors beside the repository");
+        if f == "poly1305aes.json" {
+            text = text.replacen("f4c633c3044fc145f84f335cb81953de", "f4c633c3044fc145f84f335cb81953df", 1);
+        }
+        std::fs::write(dir.path().join("vectors").join(f), text).unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_wegman-bench"))
+        .args(["--smoke", "--shared"])
+        .arg(dir.path())
+        .output()
+        .expect("run wegman-bench");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("self-check failed") && stderr.contains("appendix-A-1"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("ticks/msg"), "nothing was timed");
+}
+
+#[test]
+fn a_wrong_mmh_vector_aborts_the_mmh_family() {
+    // A copy of the shared vectors with the first mmh64x2 tag changed.
+    let shared = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors");
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("vectors")).unwrap();
+    for f in ["poly1305aes.json", "mmh.json", "cwc.json"] {
+        let text = std::fs::read_to_string(shared.join(f)).expect("shared vectors beside the repository");
+        let text = if f == "mmh.json" {
+            let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let macs = v["groups"].as_array_mut().unwrap().iter_mut().find(|g| g["name"] == "mac").unwrap();
+            let first = macs["vectors"].as_array_mut().unwrap().iter_mut().find(|t| t["alg"] == "mmh64x2").unwrap();
+            let tag = first["tag"].as_str().unwrap();
+            let flipped = format!("{}{}", &tag[..tag.len() - 1], if tag.ends_with('0') { '1' } else { '0' });
+            first["tag"] = serde_json::Value::String(flipped);
+            serde_json::to_string(&v).unwrap()
+        } else {
+            text
+        };
+        std::fs::write(dir.path().join("vectors").join(f), text).unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_wegman-bench"))
+        .args(["--smoke", "--family", "mmh", "--shared"])
+        .arg(dir.path())
+        .output()
+        .expect("run wegman-bench");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("equal-output check failed") && stderr.contains("mmh64x2"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("ticks/msg"), "nothing was timed");
+}
