@@ -3,9 +3,17 @@
 use subtle::ConstantTimeEq;
 
 /// Tag equality without data-dependent branches or early exit.
+///
+/// XORs the tags as two 64-bit words, ORs the halves together and lets
+/// `subtle` test that one word for zero: the same guarantee as `subtle`'s
+/// byte-by-byte slice comparison at an eighth of the opaque operations
+/// (that comparison was most of the difference between `verify` and
+/// `authenticate` in the benchmark).
 #[inline]
 pub fn eq16(a: &[u8; 16], b: &[u8; 16]) -> bool {
-    bool::from(a.ct_eq(b))
+    let x = u128::from_le_bytes(*a) ^ u128::from_le_bytes(*b);
+    let folded = (x as u64) | ((x >> 64) as u64);
+    bool::from(folded.ct_eq(&0))
 }
 
 /// Equality of two byte strings of the same public length.
@@ -22,4 +30,27 @@ pub fn eq(a: &[u8], b: &[u8]) -> bool {
 #[inline(always)]
 pub(crate) fn opaque<T>(x: T) -> T {
     core::hint::black_box(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eq16_accepts_equal_and_rejects_every_single_bit_difference() {
+        let a: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0xa5);
+        assert!(eq16(&a, &a));
+        for bit in 0..128 {
+            let mut b = a;
+            b[bit / 8] ^= 1 << (bit % 8);
+            assert!(!eq16(&a, &b), "bit {bit}");
+            assert!(!eq16(&b, &a), "bit {bit}");
+        }
+        // Differences in both halves at once must not cancel.
+        let mut b = a;
+        b[0] ^= 1;
+        b[8] ^= 1;
+        assert!(!eq16(&a, &b));
+        assert!(eq16(&[0; 16], &[0; 16]) && eq16(&[0xff; 16], &[0xff; 16]));
+    }
 }
