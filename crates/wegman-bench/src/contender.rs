@@ -66,7 +66,9 @@ pub trait Contender {
         }
         let t1 = tsc::now();
         *next = i;
-        Batch { ticks: t1 - t0, sink: std::hint::black_box(sink) }
+        // 0 if the counter went backwards (a move to a CPU whose TSC lags):
+        // measure_table discards such batches.
+        Batch { ticks: t1.saturating_sub(t0), sink: std::hint::black_box(sink) }
     }
 }
 

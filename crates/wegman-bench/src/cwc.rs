@@ -21,8 +21,9 @@ use wegman::cwc::CwcKey;
 
 use crate::contender::{Check, Contender, Family, Input, Label, Table};
 use crate::peers::openssl::{self, AeadAlg, Libcrypto};
+use crate::peers::sodium::Sodium;
 use crate::vectors;
-use crate::workload::{Rng, SLOTS};
+use crate::workload::{ALIGN, Rng, SLOTS};
 
 const NAME: &str = "cwc";
 const TAG: usize = 16;
@@ -50,13 +51,16 @@ impl Keys {
     }
 }
 
-/// Grow `buf` to `len` once; later calls of the same or smaller length reuse it.
+/// A `len`-byte window of `buf` (grown once) starting at the same address
+/// modulo 64 as `like`, the message: the in-place and output buffers share
+/// the message's alignment, so the misaligned regimes misalign them too.
+/// Returns the window's offset into `buf`.
 #[inline]
-fn room(buf: &mut Vec<u8>, len: usize) -> &mut [u8] {
-    if buf.len() < len {
-        buf.resize(len, 0);
+fn room_like(buf: &mut Vec<u8>, len: usize, like: &[u8]) -> usize {
+    if buf.len() < len + ALIGN {
+        buf.resize(len + ALIGN, 0);
     }
-    &mut buf[..len]
+    (like.as_ptr() as usize + ALIGN - buf.as_ptr() as usize % ALIGN) % ALIGN
 }
 
 // ---------------------------------------------------------------- wegman
@@ -90,6 +94,7 @@ struct WegmanPrecomputed {
     keys: Vec<CwcKey>,
     nonce: Vec<[u8; 11]>,
     buf: Vec<u8>,
+    at: usize,
     len: usize,
     tag: [u8; TAG],
 }
@@ -105,16 +110,18 @@ impl Contender for WegmanPrecomputed {
 
     #[inline]
     fn call(&mut self, input: &Input<'_>) -> u8 {
-        let buf = room(&mut self.buf, input.msg.len());
+        let len = input.msg.len();
+        self.at = room_like(&mut self.buf, len, input.msg);
+        let buf = &mut self.buf[self.at..self.at + len];
         buf.copy_from_slice(input.msg);
         let tag = self.keys[input.slot].encrypt_detached(&self.nonce[input.slot], &[], buf, TAG).expect("lengths");
         self.tag.copy_from_slice(tag.as_slice());
-        self.len = input.msg.len();
+        self.len = len;
         self.tag[TAG - 1]
     }
 
     fn output(&self) -> Vec<u8> {
-        [&self.buf[..self.len], &self.tag[..]].concat()
+        [&self.buf[self.at..self.at + self.len], &self.tag[..]].concat()
     }
 }
 
@@ -127,6 +134,7 @@ struct OsslOneShot {
     key: Vec<[u8; 32]>,
     nonce: Vec<[u8; 12]>,
     out: Vec<u8>,
+    at: usize,
     len: usize,
     tag: [u8; TAG],
 }
@@ -137,6 +145,7 @@ struct OsslPrecomputed {
     ctx: Vec<openssl::Aead>,
     nonce: Vec<[u8; 12]>,
     out: Vec<u8>,
+    at: usize,
     len: usize,
     tag: [u8; TAG],
 }
@@ -164,14 +173,16 @@ impl Contender for OsslOneShot {
     #[inline]
     fn call(&mut self, input: &Input<'_>) -> u8 {
         let key = &self.key[input.slot][..self.alg.key_len()];
-        let out = room(&mut self.out, input.msg.len());
+        let len = input.msg.len();
+        self.at = room_like(&mut self.out, len, input.msg);
+        let out = &mut self.out[self.at..self.at + len];
         self.tag = self.ctx.seal_with_key(key, &self.nonce[input.slot], input.msg, out);
-        self.len = input.msg.len();
+        self.len = len;
         self.tag[TAG - 1]
     }
 
     fn output(&self) -> Vec<u8> {
-        [&self.out[..self.len], &self.tag[..]].concat()
+        [&self.out[self.at..self.at + self.len], &self.tag[..]].concat()
     }
 }
 
@@ -190,14 +201,16 @@ impl Contender for OsslPrecomputed {
 
     #[inline]
     fn call(&mut self, input: &Input<'_>) -> u8 {
-        let out = room(&mut self.out, input.msg.len());
+        let len = input.msg.len();
+        self.at = room_like(&mut self.out, len, input.msg);
+        let out = &mut self.out[self.at..self.at + len];
         self.tag = self.ctx[input.slot].seal(&self.nonce[input.slot], input.msg, out);
-        self.len = input.msg.len();
+        self.len = len;
         self.tag[TAG - 1]
     }
 
     fn output(&self) -> Vec<u8> {
-        [&self.out[..self.len], &self.tag[..]].concat()
+        [&self.out[self.at..self.at + self.len], &self.tag[..]].concat()
     }
 }
 
@@ -234,6 +247,7 @@ struct RcGcmPrecomputed {
     gcm: Vec<Aes128Gcm>,
     nonce: Vec<[u8; 12]>,
     buf: Vec<u8>,
+    at: usize,
     len: usize,
     tag: [u8; TAG],
 }
@@ -249,18 +263,20 @@ impl Contender for RcGcmPrecomputed {
 
     #[inline]
     fn call(&mut self, input: &Input<'_>) -> u8 {
-        let buf = room(&mut self.buf, input.msg.len());
+        let len = input.msg.len();
+        self.at = room_like(&mut self.buf, len, input.msg);
+        let buf = &mut self.buf[self.at..self.at + len];
         buf.copy_from_slice(input.msg);
         let tag = self.gcm[input.slot]
             .encrypt_inout_detached(&self.nonce[input.slot].into(), &[], buf.into())
             .expect("length within GCM's limit");
         self.tag = tag.into();
-        self.len = input.msg.len();
+        self.len = len;
         self.tag[TAG - 1]
     }
 
     fn output(&self) -> Vec<u8> {
-        [&self.buf[..self.len], &self.tag[..]].concat()
+        [&self.buf[self.at..self.at + self.len], &self.tag[..]].concat()
     }
 }
 
@@ -272,6 +288,7 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
             key: keys.key.clone(),
             nonce: keys.nonce.clone(),
             out: Vec::new(),
+            at: 0,
             len: 0,
             tag: [0; TAG],
         })
@@ -282,6 +299,7 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
             ctx: keys.key.iter().map(|k| openssl::Aead::with_key(lib, alg, &k[..alg.key_len()])).collect(),
             nonce: keys.nonce.clone(),
             out: Vec::new(),
+            at: 0,
             len: 0,
             tag: [0; TAG],
         })
@@ -309,6 +327,7 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
                     keys: keys.aes().iter().map(|k| CwcKey::new(k).expect("16-byte key")).collect(),
                     nonce: keys.cwc_nonce(),
                     buf: Vec::new(),
+                    at: 0,
                     len: 0,
                     tag: [0; TAG],
                 }),
@@ -317,6 +336,7 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
                     gcm: keys.aes().iter().map(|k| Aes128Gcm::new(&(*k).into())).collect(),
                     nonce: keys.nonce.clone(),
                     buf: Vec::new(),
+                    at: 0,
                     len: 0,
                     tag: [0; TAG],
                 }),
@@ -326,16 +346,22 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
     ]
 }
 
-/// Every contender of `tables` named `name`, called on (slot, msg).
-fn outputs(tables: &mut [Table], name: &str, slot: usize, msg: &[u8]) -> Vec<Vec<u8>> {
+/// Every contender of `tables` named `name`, called on (slot, msg) twice
+/// (a precomputed context must give the same answer when reused).
+fn outputs(tables: &mut [Table], name: &str, slot: usize, msg: &[u8]) -> Result<Vec<Vec<u8>>, String> {
     let mut out = Vec::new();
     for t in tables.iter_mut() {
         for c in t.contenders.iter_mut().filter(|c| c.label().name == name) {
             c.call(&Input { slot, msg, tag: [0; 16] });
-            out.push(c.output());
+            let first = c.output();
+            c.call(&Input { slot, msg, tag: [0; 16] });
+            if c.output() != first {
+                return Err(format!("cwc {}: {name} gives a different answer when called again", t.id));
+            }
+            out.push(first);
         }
     }
-    out
+    Ok(out)
 }
 
 /// GCM known answers: Test Cases 1-3 of McGrew & Viega, "The Galois/Counter
@@ -364,38 +390,61 @@ fn hex(s: &str) -> Vec<u8> {
 pub struct CwcFamily {
     keys: Keys,
     lib: Libcrypto,
+    sodium: Sodium,
 }
 
 impl CwcFamily {
     /// [`SLOTS`] random keys and nonces.
-    pub fn new(lib: Libcrypto) -> Self {
-        CwcFamily { keys: Keys::random(SLOTS, 0x4357_4341_4541_4144), lib }
+    pub fn new(lib: Libcrypto, sodium: Sodium) -> Self {
+        CwcFamily { keys: Keys::random(SLOTS, 0x4357_4341_4541_4144), lib, sodium }
     }
 
-    /// CWC: one shared vector (AES-128, no AAD, 16-byte tag) through both wegman contenders.
-    fn check_cwc_vector(&self) -> Result<Check, String> {
-        let v = vectors::group("cwc.json", "draft-irtf-cfrg-cwc")?
-            .into_iter()
-            .find(|v| v["aad_len"] == 0 && v["tag_len"] == 16 && v["key"].as_str().is_some_and(|k| k.len() == 32))
-            .ok_or("cwc.json: no AES-128 vector without AAD and with a 16-byte tag")?;
-        let mut key = [0u8; 32];
-        key[..16].copy_from_slice(&vectors::array::<16>(&v, "key")?);
-        let mut nonce = [0u8; 12];
-        nonce[..11].copy_from_slice(&vectors::array::<11>(&v, "nonce")?);
-        let (pt, ct) = (vectors::bytes(&v, "pt")?, vectors::bytes(&v, "ct")?);
-        let mut tables = build_tables(&Keys { key: vec![key], nonce: vec![nonce] }, self.lib);
-        let got = outputs(&mut tables, "wegman CWC", 0, &pt);
-        if got.len() != 2 || got.iter().any(|g| *g != ct) {
-            return Err(format!(
-                "cwc: {}: wegman gives {:?}, the vector says {}",
-                vectors::name(&v),
-                got.iter().map(hex::encode).collect::<Vec<_>>(),
-                hex::encode(&ct)
-            ));
+    /// CWC: every shared vector the contenders can take (AES-128, no AAD,
+    /// 16-byte tag) through both wegman contenders, aligned and at an odd address.
+    fn check_cwc_vectors(&self) -> Result<Check, String> {
+        let mut keys = Keys { key: Vec::new(), nonce: Vec::new() };
+        let mut cases = Vec::new();
+        for group in ["draft-irtf-cfrg-cwc", "edge-cases", "random"] {
+            for v in vectors::group("cwc.json", group)? {
+                if !(v["aad_len"] == 0 && v["tag_len"] == 16 && v["key"].as_str().is_some_and(|k| k.len() == 32)) {
+                    continue;
+                }
+                let mut key = [0u8; 32];
+                key[..16].copy_from_slice(&vectors::array::<16>(&v, "key")?);
+                let mut nonce = [0u8; 12];
+                nonce[..11].copy_from_slice(&vectors::array::<11>(&v, "nonce")?);
+                keys.key.push(key);
+                keys.nonce.push(nonce);
+                cases.push((vectors::name(&v), vectors::bytes(&v, "pt")?, vectors::bytes(&v, "ct")?));
+            }
+        }
+        if cases.len() < 100 {
+            return Err(format!("cwc.json: only {} AES-128 vectors without AAD and with a 16-byte tag", cases.len()));
+        }
+        let mut tables = build_tables(&keys, self.lib);
+        let mut calls = 0;
+        for (slot, (name, pt, ct)) in cases.iter().enumerate() {
+            let shifted = [&[0x3c][..], pt].concat();
+            for msg in [&pt[..], &shifted[1..]] {
+                let got = outputs(&mut tables, "wegman CWC", slot, msg)?;
+                if got.len() != 2 || got.iter().any(|g| g != ct) {
+                    return Err(format!(
+                        "cwc: {name}: wegman gives {:?}, the vector says {}",
+                        got.iter().map(hex::encode).collect::<Vec<_>>(),
+                        hex::encode(ct)
+                    ));
+                }
+                calls += 4;
+            }
         }
         Ok(Check {
-            name: format!("CWC known answer: {}", vectors::name(&v)),
-            detail: "wegman CWC one-shot and precomputed give the vector's ciphertext || tag".into(),
+            name: "CWC known answers".into(),
+            detail: format!(
+                "all {} AES-128 vectors of cwc.json without AAD and with a 16-byte tag (3 of the draft, 1 edge case, \
+                 the random ones), aligned and +1: wegman CWC one-shot and precomputed give the vector's ciphertext || tag, \
+                 twice ({calls} calls)",
+                cases.len()
+            ),
         })
     }
 
@@ -407,7 +456,7 @@ impl CwcFamily {
             let nonce: [u8; 12] = hex(n).try_into().expect("12 bytes");
             let mut tables = build_tables(&Keys { key: vec![key], nonce: vec![nonce] }, self.lib);
             for name in ["OpenSSL GCM", "RustCrypto GCM"] {
-                let got = outputs(&mut tables, name, 0, &hex(p));
+                let got = outputs(&mut tables, name, 0, &hex(p))?;
                 if got.len() != 2 || got.iter().any(|g| *g != hex(c)) {
                     return Err(format!("cwc: GCM test case {}: {name} does not give the known answer", i + 1));
                 }
@@ -433,10 +482,10 @@ impl CwcFamily {
             let msg = &buf[slot % 4..][..len];
             let fail = |what: &str| format!("cwc: random input #{slot} ({len} bytes): {what}");
             let (cwc, gcm_o, gcm_r, chacha) = (
-                outputs(&mut tables, "wegman CWC", slot, msg),
-                outputs(&mut tables, "OpenSSL GCM", slot, msg),
-                outputs(&mut tables, "RustCrypto GCM", slot, msg),
-                outputs(&mut tables, "OpenSSL ChaCha", slot, msg),
+                outputs(&mut tables, "wegman CWC", slot, msg)?,
+                outputs(&mut tables, "OpenSSL GCM", slot, msg)?,
+                outputs(&mut tables, "RustCrypto GCM", slot, msg)?,
+                outputs(&mut tables, "OpenSSL ChaCha", slot, msg)?,
             );
             for (name, outs) in
                 [("wegman CWC", &cwc), ("OpenSSL GCM", &gcm_o), ("RustCrypto GCM", &gcm_r), ("ChaCha", &chacha)]
@@ -447,6 +496,9 @@ impl CwcFamily {
             }
             if gcm_o[0] != gcm_r[0] {
                 return Err(fail("OpenSSL and RustCrypto AES-128-GCM differ"));
+            }
+            if chacha[0] != self.sodium.chacha20poly1305_ietf(&keys.key[slot], &keys.nonce[slot], msg) {
+                return Err(fail("OpenSSL and libsodium ChaCha20-Poly1305 differ"));
             }
             let mut bad = cwc[0].clone();
             bad[len / 2] ^= 1;
@@ -480,8 +532,8 @@ impl CwcFamily {
         Ok(Check {
             name: "AEAD contenders on random inputs".into(),
             detail: format!(
-                "{} random inputs of lengths 0..65536 at offsets 0..3: OpenSSL GCM = RustCrypto GCM; one-shot = precomputed \
-                 for every contender; CWC, GCM and ChaCha20-Poly1305 outputs decrypt back and fail when tampered",
+                "{} random inputs of lengths 0..65536 at offsets 0..3: OpenSSL GCM = RustCrypto GCM; OpenSSL \
+                 ChaCha20-Poly1305 = libsodium's; one-shot = precomputed, twice, for every contender; CWC, GCM and ChaCha20-Poly1305 outputs decrypt back and fail when tampered",
                 LENGTHS.len()
             ),
         })
@@ -494,7 +546,7 @@ impl Family for CwcFamily {
     }
 
     fn check_contenders(&self) -> Result<Vec<Check>, String> {
-        Ok(vec![self.check_cwc_vector()?, self.check_gcm_kat()?, self.check_random()?])
+        Ok(vec![self.check_cwc_vectors()?, self.check_gcm_kat()?, self.check_random()?])
     }
 
     fn tables(&self) -> Result<Vec<Table>, String> {
@@ -506,10 +558,28 @@ impl Family for CwcFamily {
             "CWC family: CWC-AES-128 (11-byte nonce) vs AES-128-GCM and ChaCha20-Poly1305 (12-byte nonces, ChaCha20 \
              with its only key size, 256 bits); all with 16-byte tags and no associated data; encryption only."
                 .into(),
-            "One-shot wegman and RustCrypto return a new Vec (their APIs); OpenSSL writes into the caller's reused \
-             buffer. Precomputed wegman and RustCrypto encrypt in place, so their call includes copying the \
-             plaintext into the reused buffer."
+            "One-shot wegman and RustCrypto return a new Vec (their APIs; its alignment is the allocator's); OpenSSL \
+             writes into the caller's reused buffer. Precomputed wegman and RustCrypto encrypt in place, so their \
+             call includes copying the plaintext into the reused buffer. Reused buffers sit at the message's \
+             address modulo 64, so the misaligned regimes misalign them too."
                 .into(),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reused_buffers_take_the_message_alignment() {
+        let msg = vec![0u8; 300];
+        let mut buf = Vec::new();
+        for off in 0..ALIGN {
+            let like = &msg[off..off + 100];
+            let at = room_like(&mut buf, like.len(), like);
+            assert!(at + like.len() <= buf.len());
+            assert_eq!((buf.as_ptr() as usize + at) % ALIGN, like.as_ptr() as usize % ALIGN, "offset {off}");
+        }
     }
 }

@@ -101,7 +101,7 @@ fn families(lib: Libcrypto, sodium: Sodium) -> Vec<Box<dyn Family>> {
     vec![
         Box::new(poly1305aes::Poly1305AesFamily::new(lib, sodium)),
         Box::new(mmh::MmhFamily::new(lib, sodium)),
-        Box::new(cwc::CwcFamily::new(lib)),
+        Box::new(cwc::CwcFamily::new(lib, sodium)),
     ]
 }
 
@@ -352,8 +352,9 @@ fn run(args: &Args) -> Result<(), String> {
     println!("\nload average at end: {load_end}; total time {seconds:.1} s");
 
     let mut notes: Vec<String> = selected.iter().flat_map(|f| f.notes()).collect();
-    notes
-        .push(format!("load average at start {load_start}, at end {load_end} (2 cores; other processes may have run)"));
+    notes.push(format!(
+        "load average at start {load_start}, at end {load_end} ({cpus} CPUs; other processes may have run)"
+    ));
     let meta = Meta {
         mode: mode.name,
         cpu: cpu_model(),

@@ -60,7 +60,7 @@ pub fn calibrate(rounds: usize, round: Duration) -> Calibration {
             let (w0, t0) = (Instant::now(), now());
             std::thread::sleep(round);
             let (t1, w1) = (now(), Instant::now());
-            (t1 - t0) as f64 / (w1 - w0).as_nanos() as f64 * 1e3
+            t1.saturating_sub(t0) as f64 / (w1 - w0).as_nanos() as f64 * 1e3
         })
         .collect();
     let rounds = est.clone();
@@ -100,7 +100,7 @@ pub fn core_ticks_ratio() -> f64 {
                 options(nomem, nostack),
             );
         }
-        best = best.min((now() - t0) as f64);
+        best = best.min(now().saturating_sub(t0) as f64);
     }
     (8 * ITERS) as f64 / best
 }
