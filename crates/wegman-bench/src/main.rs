@@ -78,11 +78,12 @@ struct Args {
     /// Timed batches per contender, cell and pass (overrides the mode's default).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     reps: Option<u64>,
-    /// Write every figure to this JSON file.
-    #[arg(long, value_name = "FILE")]
+    /// Write every figure to this JSON file (the last one given counts, so
+    /// `scripts/bench --json F` overrides the script's default).
+    #[arg(long, value_name = "FILE", overrides_with = "json")]
     json: Option<PathBuf>,
-    /// Write SVG charts into this directory.
-    #[arg(long, value_name = "DIR")]
+    /// Write SVG charts into this directory (the last one given counts).
+    #[arg(long, value_name = "DIR", overrides_with = "plot")]
     plot: Option<PathBuf>,
     /// The shared directory holding vectors/ (default: $WEGMAN_SHARED or ../shared).
     #[arg(long, value_name = "DIR")]
