@@ -74,7 +74,7 @@ static void sodium_auth(uint8_t a[16], const uint8_t k[16], const uint8_t r[16],
     uint8_t rs[32];
     memcpy(rs, r, 16);
     aes_pad(k, n, rs + 16);
-    crypto_onetimeauth_poly1305(a, m, len, rs);
+    if (crypto_onetimeauth_poly1305(a, m, len, rs) != 0) die("crypto_onetimeauth_poly1305");
 }
 
 typedef void (*auth_fn)(uint8_t[16], const uint8_t[16], const uint8_t[16], const uint8_t[16], const uint8_t *, size_t);
@@ -122,7 +122,7 @@ int main(void) {
     if (!(aes_ecb = EVP_CIPHER_fetch(NULL, "AES-128-ECB", NULL))) die("EVP_CIPHER_fetch");
     if (!(aes_ctx = EVP_CIPHER_CTX_new())) die("EVP_CIPHER_CTX_new");
     if (EVP_EncryptInit_ex2(aes_ctx, aes_ecb, NULL, NULL, NULL) != 1) die("EncryptInit_ex2");
-    EVP_CIPHER_CTX_set_padding(aes_ctx, 0);
+    if (EVP_CIPHER_CTX_set_padding(aes_ctx, 0) != 1) die("set_padding");
     if (!(mac = EVP_MAC_fetch(NULL, "POLY1305", NULL))) die("EVP_MAC_fetch");
     if (!(mac_ctx = EVP_MAC_CTX_new(mac))) die("EVP_MAC_CTX_new");
 
