@@ -103,7 +103,7 @@ pub fn run(args: &CheckArgs) -> Result<u8, String> {
                 Outcome::Unreadable(e) => {
                     unreadable += 1;
                     if !args.status {
-                        eprintln!("wegman: {}: {}", lines[i].name, input::describe(&e));
+                        eprintln!("wegman: {name}: {}", input::describe(&e));
                     }
                     Some(format!("{name}: FAILED open or read"))
                 }

@@ -3,9 +3,9 @@
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use wegman::nonce::{NonceStore, state_path_for_key};
+use wegman::nonce::NonceStore;
 use wegman::poly1305aes::{KEY_BYTES, Key, clamp};
 use zeroize::Zeroizing;
 
@@ -15,9 +15,10 @@ use crate::hexarg;
 const HEADER: &str = "wegman-key v1";
 
 /// Write a fresh random key for `alg` to `path` (refusing to overwrite)
-/// and create its nonce state.
+/// and create its nonce state. If the nonce state cannot be created, the
+/// new key file is removed again, so that a retry is not blocked by it.
 pub fn keygen(path: &Path, alg: MacAlg) -> Result<(), String> {
-    let state = state_path_for_key(path);
+    let state = state_path_for_new_key(path)?;
     if std::fs::symlink_metadata(&state).is_ok() {
         return Err(format!(
             "{}: a nonce state already exists; remove it only if you are sure its key is gone",
@@ -32,21 +33,46 @@ pub fn keygen(path: &Path, alg: MacAlg) -> Result<(), String> {
         clamp(r);
     }
     // MMH keys kp || ks are two independent random AES keys (spec §2).
-    let text = Zeroizing::new(format!(
-        "{HEADER}\n# secret: never share, never commit; nonces are in {}.nonce beside it\nalg {}\nkey {}\n",
-        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-        alg.name(),
-        hexarg::encode(&kr[..])
-    ));
+    // Built in one buffer reserved up front: no reallocation, no temporary
+    // holds the hex, and the buffer is wiped on drop.
+    let mut text = Zeroizing::new(String::with_capacity(256));
+    text.push_str(HEADER);
+    text.push_str("\n# secret: never share, never commit; its nonces are in the .nonce file beside it\nalg ");
+    text.push_str(alg.name());
+    text.push_str("\nkey ");
+    hexarg::encode_secret_into(&kr[..], &mut text);
+    text.push('\n');
     let mut f = OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
         .open(path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    f.write_all(text.as_bytes()).and_then(|()| f.sync_all()).map_err(|e| format!("{}: {e}", path.display()))?;
-    NonceStore::create(&state).map_err(|e| e.to_string())?;
+    let written = f.write_all(text.as_bytes()).and_then(|()| f.sync_all());
+    drop(f);
+    let created = written
+        .map_err(|e| format!("{}: {e}", path.display()))
+        .and_then(|()| NonceStore::create(&state).map_err(|e| e.to_string()));
+    if let Err(e) = created {
+        let _ = std::fs::remove_file(path);
+        return Err(e);
+    }
     Ok(())
+}
+
+/// Where the nonce state of a key file about to be created at `path` goes:
+/// what [`state_path_for_key`](wegman::nonce::state_path_for_key) will find once it exists (the real directory,
+/// the file name, `.nonce`).
+fn state_path_for_new_key(path: &Path) -> Result<PathBuf, String> {
+    let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let dir = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut state = dir.join(name).into_os_string();
+    state.push(".nonce");
+    Ok(PathBuf::from(state))
 }
 
 /// The contents of a key file: the algorithm it names (if it is in the

@@ -95,7 +95,9 @@ pub fn parse(line: &str) -> Option<Line> {
     }
     let (name, tail) = rest.split_at(rest.len() - tail_len);
     let tail = tail.strip_prefix(") nonce=")?;
-    let (nonce_hex, tail) = tail.split_at(32);
+    // `get` rather than `split_at`: a tail with multi-byte characters in it
+    // is malformed, not a reason to panic.
+    let (nonce_hex, tail) = (tail.get(..32)?, tail.get(32..)?);
     let tag_hex = tail.strip_prefix(" = ")?;
     let nonce: [u8; 16] = strict_hex(nonce_hex)?.try_into().ok()?;
     let tag = strict_hex(tag_hex)?;
@@ -147,6 +149,9 @@ mod tests {
             format!("{good} "),
             "POLY1305-AES () nonce=00000000000000000000000000000000 = 00000000000000000000000000000000".into(),
             "\\POLY1305-AES (a\\q) nonce=00000000000000000000000000000000 = 00000000000000000000000000000000".into(),
+            // multi-byte characters where the hex should be: must not panic
+            format!("POLY1305-AES (f) nonce=a{}{}", "é".repeat(16), "x".repeat(34)),
+            format!("POLY1305-AES (f) nonce={} = {}", "é".repeat(16), "0".repeat(32)),
         ] {
             assert!(parse(&bad).is_none(), "{bad:?}");
         }

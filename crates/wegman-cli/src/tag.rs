@@ -27,9 +27,18 @@ pub struct TagArgs {
 }
 
 pub fn run(args: &TagArgs) -> Result<u8, String> {
+    // A manifest line names its file in UTF-8; a name that is not cannot be
+    // checked later, so refuse it before any nonce is claimed.
+    if let Some(bad) = args.files.iter().find(|f| f.to_str().is_none()) {
+        return Err(format!(
+            "{}: file name is not valid UTF-8, so a manifest line cannot name it (rename the file, or tag it as - \
+             from standard input)",
+            manifest::status_name(&bad.to_string_lossy())
+        ));
+    }
     let key = keyfile::read_any(&args.key, args.alg)?;
-    let mut store =
-        NonceStore::open(&state_path_for_key(&args.key)).map_err(|e| e.to_string())?.with_reserve(args.nonce_reserve);
+    let state = state_path_for_key(&args.key).map_err(|e| e.to_string())?;
+    let mut store = NonceStore::open(&state).map_err(|e| e.to_string())?.with_reserve(args.nonce_reserve);
     // Nonces are claimed in file order just before each file is read; a
     // nonce claimed by a file that then fails to read is never used again.
     let bar = progress::bar(args.files.iter().map(|f| input::size_hint(f)).sum());
@@ -49,7 +58,7 @@ pub fn run(args: &TagArgs) -> Result<u8, String> {
                         .map_err(|e| format!("writing output: {}", input::describe(&e)))?;
                 }
                 Err(e) => {
-                    bar.suspend(|| eprintln!("wegman: {name}: {}", input::describe(&e)));
+                    bar.suspend(|| eprintln!("wegman: {}: {}", manifest::status_name(&name), input::describe(&e)));
                     status = 1;
                 }
             }

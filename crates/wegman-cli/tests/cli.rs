@@ -373,3 +373,53 @@ fn selftest_passes_and_shows_its_work() {
     assert!(t.contains("sample.txt: OK") && t.contains("sample.txt: FAILED"));
     assert!(t.ends_with("self-test passed\n"));
 }
+
+#[test]
+fn every_name_of_a_key_shares_one_nonce_state() {
+    // `tag -k alias` must continue the key's count, not start its own.
+    let f = Fixture::new();
+    f.write("file", b"data");
+    std::os::unix::fs::symlink("key", f.path("alias")).unwrap();
+    let a = f.run(&["tag", "-k", "key", "file"]);
+    let b = f.run(&["tag", "-k", "alias", "file"]);
+    assert_eq!((a.status.code(), b.status.code()), (Some(0), Some(0)), "{}", text(&b.stderr));
+    let nonce = |o: &Output| text(&o.stdout).split("nonce=").nth(1).unwrap()[..32].to_string();
+    assert_ne!(nonce(&a), nonce(&b), "the alias reused the key's nonce");
+    assert!(!f.path("alias.nonce").exists());
+}
+
+#[test]
+fn a_symlinked_nonce_state_is_refused() {
+    let f = Fixture::new();
+    f.write("file", b"data");
+    std::fs::rename(f.path("key.nonce"), f.path("elsewhere.nonce")).unwrap();
+    std::os::unix::fs::symlink("elsewhere.nonce", f.path("key.nonce")).unwrap();
+    let out = f.run(&["tag", "-k", "key", "file"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("symbolic link"), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn tag_refuses_a_file_name_that_is_not_utf8_before_claiming_a_nonce() {
+    use std::os::unix::ffi::OsStrExt;
+    let f = Fixture::new();
+    let name = std::ffi::OsStr::from_bytes(b"\xff\xfe");
+    std::fs::write(f.path("x").with_file_name(name), b"data").unwrap();
+    let state_before = std::fs::read(f.path("key.nonce")).unwrap();
+    let out = run(wegman().args(["tag", "-k", "key"]).arg(name).current_dir(f.dir.path()));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("not valid UTF-8"), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    assert_eq!(std::fs::read(f.path("key.nonce")).unwrap(), state_before, "no nonce was claimed");
+}
+
+#[test]
+fn keygen_with_a_newline_in_the_name_makes_a_usable_key() {
+    let f = Fixture::new();
+    f.write("file", b"data");
+    let out = f.run(&["keygen", "-o", "k\nx"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = f.run(&["tag", "-k", "k\nx", "file"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}

@@ -1,9 +1,10 @@
 //! The §3 nonce store under SIGKILL: kill `wegman tag` at random moments,
 //! hundreds of times, and prove that no nonce was ever printed twice.
 //!
-//! The same harness runs against a binary built with the never-enable
-//! feature `unsafe-broken-nonce-store` (the naive in-memory counter the paper
-//! warns about, written in place without fsync or rename) and must catch it.
+//! The same harness runs against a binary built with
+//! `RUSTFLAGS="--cfg wegman_broken_nonce_store"` (the naive in-memory
+//! counter the paper warns about, written in place without fsync or rename)
+//! and must catch it.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -152,8 +153,9 @@ fn broken_binary() -> PathBuf {
     let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root.join("target"));
     let target = target.join("broken-nonce-store");
     let st = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "wegman-cli", "--features", "unsafe-broken-nonce-store", "--target-dir"])
+        .args(["build", "--quiet", "-p", "wegman-cli", "--target-dir"])
         .arg(&target)
+        .env("RUSTFLAGS", "--cfg wegman_broken_nonce_store")
         .current_dir(&root)
         .status()
         .expect("run cargo");

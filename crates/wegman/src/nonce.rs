@@ -48,6 +48,10 @@ pub enum NonceError {
     },
     /// `create` found a state file already there.
     AlreadyExists(PathBuf),
+    /// The state path is a symbolic link: renaming a new state over it would
+    /// replace the link, not its target, and the target would keep counting
+    /// on its own, so the store refuses it.
+    Symlink(PathBuf),
     /// The counter reached 2^128 - 1.
     Exhausted,
     /// An operating-system error.
@@ -74,7 +78,13 @@ impl fmt::Display for NonceError {
                 write!(f, "nonce state {} is corrupt ({why}); refusing to guess a safe nonce", path.display())
             }
             NonceError::AlreadyExists(p) => write!(f, "nonce state {} already exists", p.display()),
-            NonceError::Exhausted => f.write_str("all 2^128 nonces of this key have been used"),
+            NonceError::Symlink(p) => write!(
+                f,
+                "nonce state {} is a symbolic link; refusing it (updating it would replace the link and let the \
+                 state it points to repeat nonces); keep the state file itself beside the key",
+                p.display()
+            ),
+            NonceError::Exhausted => f.write_str("all 2^128 - 1 nonces of this key have been used"),
             NonceError::Io { op, path, source } => write!(f, "{op} {}: {source}", path.display()),
         }
     }
@@ -93,11 +103,13 @@ fn io_err<'a>(op: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> Non
     move |source| NonceError::Io { op, path: path.to_path_buf(), source }
 }
 
-/// The state file that belongs to a key file: `KEY.nonce`.
-pub fn state_path_for_key(key_path: &Path) -> PathBuf {
-    let mut s = key_path.as_os_str().to_owned();
-    s.push(".nonce");
-    PathBuf::from(s)
+/// The state file that belongs to a key file: `KEY.nonce` beside the key
+/// file itself, with symbolic links and relative parts of `key_path`
+/// resolved, so that every name of one key file finds the same state (and
+/// the same lock).
+pub fn state_path_for_key(key_path: &Path) -> Result<PathBuf, NonceError> {
+    let real = fs::canonicalize(key_path).map_err(io_err("resolving key file", key_path))?;
+    Ok(with_suffix(&real, ".nonce"))
 }
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
@@ -144,18 +156,22 @@ impl fmt::Debug for NonceStore {
 }
 
 impl NonceStore {
-    /// Create a new state file whose safe nonce is 0. Fails if one exists.
+    /// Create a new state file whose safe nonce is 0. Fails if one exists
+    /// (checked under the lock, so two racing creators cannot both succeed).
     pub fn create(path: &Path) -> Result<(), NonceError> {
+        let _lock = lock(path)?;
         if fs::symlink_metadata(path).is_ok() {
             return Err(NonceError::AlreadyExists(path.to_path_buf()));
         }
-        let _lock = lock(path)?;
         persist(path, 0)
     }
 
-    /// Open and lock the state file.
+    /// Open and lock the state file. Refuses a state path that is a symbolic link.
     pub fn open(path: &Path) -> Result<Self, NonceError> {
         let lock = lock(path)?;
+        if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(NonceError::Symlink(path.to_path_buf()));
+        }
         let safe = read_state(path)?;
         Ok(NonceStore { path: path.to_path_buf(), _lock: lock, next: safe, limit: safe, reserve: DEFAULT_RESERVE })
     }
@@ -267,10 +283,13 @@ fn read_state_strict(path: &Path) -> Result<u128, NonceError> {
     decode(&text).map_err(|why| NonceError::Corrupt { path: path.to_path_buf(), why })
 }
 
-const BROKEN_FOR_TESTS: bool = cfg!(feature = "unsafe-broken-nonce-store");
+/// The kill test's negative control, compiled only with
+/// `RUSTFLAGS="--cfg wegman_broken_nonce_store"` (a cfg, not a Cargo
+/// feature, so that `--all-features` can never switch it on).
+const BROKEN_FOR_TESTS: bool = cfg!(wegman_broken_nonce_store);
 
 /// Atomically replace the state with `safe`: temp file, fsync, rename, fsync dir.
-#[cfg(not(feature = "unsafe-broken-nonce-store"))]
+#[cfg(not(wegman_broken_nonce_store))]
 fn persist(path: &Path, safe: u128) -> Result<(), NonceError> {
     let tmp = with_suffix(path, ".tmp");
     let mut f =
@@ -290,7 +309,7 @@ fn persist(path: &Path, safe: u128) -> Result<(), NonceError> {
 /// DELIBERATELY BROKEN, for the kill test's negative control only: the
 /// naive store that keeps the counter in memory and rewrites the file in
 /// place (no temp file, no fsync, no rename) only when it is closed.
-#[cfg(feature = "unsafe-broken-nonce-store")]
+#[cfg(wegman_broken_nonce_store)]
 fn persist(path: &Path, safe: u128) -> Result<(), NonceError> {
     let mut f =
         OpenOptions::new().write(true).create(true).truncate(true).open(path).map_err(io_err("opening", path))?;

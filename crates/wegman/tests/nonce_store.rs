@@ -100,9 +100,54 @@ fn io_errors_stop_the_store() {
 }
 
 #[test]
-fn state_path_is_beside_the_key() {
-    let p = state_path_for_key(std::path::Path::new("/etc/wegman/link.key"));
-    assert_eq!(p, std::path::Path::new("/etc/wegman/link.key.nonce"));
+fn state_path_is_beside_the_real_key_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().canonicalize().unwrap();
+    std::fs::write(real.join("k"), "key").unwrap();
+    std::os::unix::fs::symlink(real.join("k"), real.join("alias")).unwrap();
+    let want = real.join("k.nonce");
+    assert_eq!(state_path_for_key(&real.join("k")).unwrap(), want);
+    // every name of the key file finds the same state (and the same lock)
+    assert_eq!(state_path_for_key(&real.join("alias")).unwrap(), want);
+    std::fs::create_dir(real.join("sub")).unwrap();
+    assert_eq!(state_path_for_key(&real.join("sub/../k")).unwrap(), want);
+    assert!(matches!(state_path_for_key(&real.join("missing")), Err(NonceError::Io { .. })));
+}
+
+#[test]
+fn a_symlinked_state_is_refused() {
+    // Renaming a new state over a link would replace the link; the file it
+    // points to would keep its old value and a second name would repeat nonces.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state).unwrap();
+    let alias = dir.path().join("alias.nonce");
+    std::os::unix::fs::symlink(&state, &alias).unwrap();
+    let e = NonceStore::open(&alias).unwrap_err();
+    assert!(matches!(e, NonceError::Symlink(_)), "{e}");
+    assert!(e.to_string().contains("symbolic link"), "{e}");
+    assert!(matches!(NonceStore::create(&alias), Err(NonceError::AlreadyExists(_))));
+}
+
+#[test]
+fn create_checks_for_an_existing_state_under_the_lock() {
+    // A creator that passed the existence check before a racing creator
+    // took the lock would overwrite a state already in use.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    let held = NonceStore::create(&state).and_then(|()| NonceStore::open(&state)).unwrap();
+    std::fs::remove_file(&state).unwrap(); // as if the racing creator had not written yet
+    let path = state.clone();
+    let racer = std::thread::spawn(move || NonceStore::create(&path));
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // the holder (the first creator) now writes its state and uses nonces
+    let mut held = held;
+    let first = held.next_nonce().unwrap();
+    held.close().unwrap();
+    let r = racer.join().unwrap();
+    assert!(matches!(r, Err(NonceError::AlreadyExists(_))), "{r:?}");
+    let mut again = NonceStore::open(&state).unwrap();
+    assert_ne!(again.next_nonce().unwrap(), first, "the racing create must not reset the state");
 }
 
 #[test]
