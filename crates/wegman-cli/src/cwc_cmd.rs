@@ -3,15 +3,18 @@
 //!
 //! `seal` writes ciphertext || tag. `open` writes the plaintext and exits 0,
 //! or exits 1 and writes nothing at all when the tag is wrong: output goes
-//! to a private temporary file beside the destination (or in the temporary
-//! directory, for standard output) and is renamed or copied only after the
-//! tag verified. A file input is read twice — once to verify, once to
-//! decrypt — and the second pass must hash to the same value as the first.
+//! to a private hidden file beside the destination (removed on SIGINT,
+//! SIGTERM and SIGHUP too), or for standard output to an anonymous temporary
+//! file, and is renamed or copied only after the tag verified. A regular
+//! file is read twice — once to verify, once to decrypt — and the second
+//! pass must hash to the same value as the first; standard input, pipes,
+//! FIFOs and devices are read once into memory.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, Once};
 
 use clap::{Args, ValueEnum};
 use wegman::cwc::{CwcKey, NONCE_BYTES};
@@ -92,70 +95,122 @@ fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
     Ok(Inputs { key, nonce, aad, tag_len: a.tag_len, input: a.file.clone().unwrap_or_else(|| PathBuf::from("-")) })
 }
 
-/// A private temporary file that becomes the output only on `commit`.
+/// Staging files to remove if the process is interrupted (SIGINT, SIGTERM,
+/// SIGHUP) before it commits or drops them: `Drop` does not run then.
+static STAGED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// On SIGINT, SIGTERM or SIGHUP: remove every staging file, exit 130. (Only
+/// SIGKILL or a crash can still leave one behind, under a hidden name.)
+fn remove_staged_on_interrupt() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            if let Ok(list) = STAGED.lock() {
+                for p in list.iter() {
+                    let _ = std::fs::remove_file(p);
+                }
+            }
+            std::process::exit(130);
+        });
+    });
+}
+
+fn staged(path: &Path, add: bool) {
+    if let Ok(mut list) = STAGED.lock() {
+        if add {
+            list.push(path.to_path_buf());
+        } else {
+            list.retain(|p| p != path);
+        }
+    }
+}
+
+/// A private temporary file that becomes the output only on `commit`: for
+/// standard output an anonymous file (no name, nothing left behind in any
+/// case); for `-o FILE` a hidden file beside FILE, renamed onto it.
 struct Staged {
-    tmp: PathBuf,
+    /// The hidden file's name; `None` for the anonymous file or once committed.
+    tmp: Option<PathBuf>,
     file: Option<BufWriter<File>>,
     dest: Option<PathBuf>,
 }
 
 impl Staged {
     fn new(dest: Option<&Path>) -> Result<Self, String> {
-        let dir = match dest {
-            Some(d) => match d.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                _ => PathBuf::from("."),
-            },
-            None => std::env::temp_dir(),
+        let Some(dest) = dest else {
+            let f = tempfile::tempfile().map_err(|e| format!("creating a temporary file: {}", input::describe(&e)))?;
+            return Ok(Staged { tmp: None, file: Some(BufWriter::new(f)), dest: None });
         };
-        let base = dest.and_then(|d| d.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        remove_staged_on_interrupt();
+        let dir = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let base = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         for attempt in 0..100u32 {
             let tmp = dir.join(format!(".{base}.wegman-{}-{attempt}.tmp", std::process::id()));
+            staged(&tmp, true);
             match OpenOptions::new().read(true).write(true).create_new(true).mode(0o600).open(&tmp) {
                 Ok(f) => {
-                    return Ok(Staged { tmp, file: Some(BufWriter::new(f)), dest: dest.map(Path::to_path_buf) });
+                    return Ok(Staged {
+                        tmp: Some(tmp),
+                        file: Some(BufWriter::new(f)),
+                        dest: Some(dest.to_path_buf()),
+                    });
                 }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(format!("{}: {}", tmp.display(), input::describe(&e))),
+                Err(e) => {
+                    staged(&tmp, false);
+                    if e.kind() != io::ErrorKind::AlreadyExists {
+                        return Err(format!("{}: {}", tmp.display(), input::describe(&e)));
+                    }
+                }
             }
         }
         Err("could not create a temporary file".into())
     }
 
+    fn describe(&self, e: &io::Error) -> String {
+        match &self.tmp {
+            Some(t) => format!("{}: {}", t.display(), input::describe(e)),
+            None => format!("temporary file: {}", input::describe(e)),
+        }
+    }
+
     fn write(&mut self, data: &[u8]) -> Result<(), String> {
         let f = self.file.as_mut().expect("open until commit");
-        f.write_all(data).map_err(|e| format!("{}: {}", self.tmp.display(), input::describe(&e)))
+        f.write_all(data).map_err(|e| self.describe(&e))
     }
 
     /// Make the staged bytes the output: rename onto the destination, or
     /// copy to standard output.
     fn commit(mut self) -> Result<(), String> {
         let f = self.file.take().expect("open until commit");
-        let f = f.into_inner().map_err(|e| format!("{}: {}", self.tmp.display(), input::describe(e.error())))?;
-        f.sync_all().map_err(|e| format!("{}: {}", self.tmp.display(), input::describe(&e)))?;
-        match &self.dest {
-            Some(dest) => {
-                std::fs::rename(&self.tmp, dest).map_err(|e| format!("{}: {}", dest.display(), input::describe(&e)))?
+        let f = f.into_inner().map_err(|e| self.describe(e.error()))?;
+        match (&self.dest, &self.tmp) {
+            (Some(dest), Some(tmp)) => {
+                f.sync_all().map_err(|e| self.describe(&e))?;
+                std::fs::rename(tmp, dest).map_err(|e| format!("{}: {}", dest.display(), input::describe(&e)))?;
+                staged(tmp, false);
+                self.tmp = None;
             }
-            None => {
+            _ => {
                 let mut src = f;
                 src.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
                 let stdout = io::stdout();
                 let mut out = stdout.lock();
                 io::copy(&mut src, &mut out).and_then(|_| out.flush()).map_err(|e| format!("writing output: {e}"))?;
-                let _ = std::fs::remove_file(&self.tmp);
             }
         }
-        self.tmp = PathBuf::new();
         Ok(())
     }
 }
 
 impl Drop for Staged {
     fn drop(&mut self) {
-        if !self.tmp.as_os_str().is_empty() {
-            self.file = None;
-            let _ = std::fs::remove_file(&self.tmp);
+        self.file = None;
+        if let Some(tmp) = self.tmp.take() {
+            let _ = std::fs::remove_file(&tmp);
+            staged(&tmp, false);
         }
     }
 }
@@ -215,6 +270,19 @@ pub fn seal(a: &AeadArgs) -> Result<u8, String> {
     Ok(0)
 }
 
+/// `open` on an input held in memory: one-shot decryption, which releases
+/// nothing unless the tag verifies.
+fn open_in_memory(a: &AeadArgs, inp: &Inputs, all: &[u8], fail: impl Fn() -> Result<u8, String>) -> Result<u8, String> {
+    let Ok(plain) = inp.key.decrypt(&inp.nonce, &inp.aad, all, inp.tag_len) else {
+        return fail();
+    };
+    let plain = Zeroizing::new(plain);
+    let mut out = Staged::new(a.output.as_deref())?;
+    out.write(&plain)?;
+    out.commit()?;
+    Ok(0)
+}
+
 pub fn open(a: &AeadArgs) -> Result<u8, String> {
     let inp = inputs(a)?;
     let name = inp.input.display().to_string();
@@ -224,20 +292,25 @@ pub fn open(a: &AeadArgs) -> Result<u8, String> {
         Ok(1)
     };
 
-    if inp.input.as_os_str() == "-" {
-        // Standard input cannot be read twice: hold it in memory.
-        let mut all = Vec::new();
-        io::stdin().read_to_end(&mut all).map_err(rd)?;
-        let Ok(plain) = inp.key.decrypt(&inp.nonce, &inp.aad, &all, inp.tag_len) else {
-            return fail();
-        };
-        let mut out = Staged::new(a.output.as_deref())?;
-        out.write(&plain)?;
-        out.commit()?;
-        return Ok(0);
-    }
-
-    let mut f = File::open(&inp.input).map_err(rd)?;
+    // Standard input, a pipe, a FIFO or a device cannot be read twice (and
+    // has no length to split the tag off by): hold it in memory.
+    let opened = if inp.input.as_os_str() == "-" { None } else { Some(File::open(&inp.input).map_err(rd)?) };
+    let regular = match &opened {
+        Some(f) => f.metadata().map_err(rd)?.is_file(),
+        None => false,
+    };
+    let mut f = match opened {
+        Some(f) if regular => f,
+        other => {
+            let mut all = Zeroizing::new(Vec::new());
+            match other {
+                Some(mut f) => f.read_to_end(&mut all),
+                None => io::stdin().read_to_end(&mut all),
+            }
+            .map_err(rd)?;
+            return open_in_memory(a, &inp, &all, fail);
+        }
+    };
     let total = f.metadata().map_err(rd)?.len();
     let Some(body) = total.checked_sub(inp.tag_len as u64) else {
         return fail();

@@ -196,3 +196,76 @@ fn aad_file_key_file_and_bad_arguments() {
         assert!(out.stdout.is_empty());
     }
 }
+
+const K: &str = "000102030405060708090a0b0c0d0e0f";
+const N: &str = "0102030405060708090a0b";
+
+#[test]
+fn open_reads_a_pipe_or_fifo_as_it_reads_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = b"through a pipe, not a regular file".to_vec();
+    let sealed = run_stdin(&["seal", "cwc", "--key-hex", K, "--nonce-hex", N], &plain);
+    assert_eq!(sealed.status.code(), Some(0));
+    // /dev/stdin is a pipe here: its metadata says length 0.
+    let out = run_stdin(&["open", "cwc", "--key-hex", K, "--nonce-hex", N, "/dev/stdin"], &sealed.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout, plain);
+    // a FIFO, and -o: same answer, and a wrong tag still writes nothing
+    let fifo = dir.path().join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for (data, want) in [(sealed.stdout.clone(), Some(0)), ([&sealed.stdout[..], b"x"].concat(), Some(1))] {
+        let dest = dir.path().join("out");
+        let _ = std::fs::remove_file(&dest);
+        let child = wegman()
+            .args(["open", "cwc", "--key-hex", K, "--nonce-hex", N, "-o"])
+            .arg(&dest)
+            .arg(&fifo)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::fs::write(&fifo, &data).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), want, "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(std::fs::read(&dest).ok(), (want == Some(0)).then(|| plain.clone()));
+    }
+}
+
+#[test]
+fn an_interrupted_open_leaves_no_staging_file() {
+    // SIGTERM at several moments of a two-pass `open -o`: whenever it lands,
+    // no hidden staging file (partial plaintext) may remain.
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big");
+    let sealed = dir.path().join("big.cwc");
+    std::fs::write(&big, vec![0x42u8; 48 << 20]).unwrap();
+    let st = wegman().args(["seal", "cwc", "--key-hex", K, "--nonce-hex", N, "-o"]).arg(&sealed).arg(&big).status();
+    assert!(st.unwrap().success());
+    let outdir = dir.path().join("out");
+    std::fs::create_dir(&outdir).unwrap();
+    let mut interrupted = 0;
+    for delay_ms in [20u64, 60, 120, 200, 300, 450, 650, 900] {
+        let dest = outdir.join("plain");
+        let _ = std::fs::remove_file(&dest);
+        let child = wegman()
+            .args(["open", "cwc", "--key-hex", K, "--nonce-hex", N, "-o"])
+            .arg(&dest)
+            .arg(&sealed)
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+        let out = child.wait_with_output().unwrap();
+        let left: Vec<_> = std::fs::read_dir(&outdir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        match out.status.code() {
+            Some(0) => assert_eq!(left, vec![std::ffi::OsString::from("plain")], "after {delay_ms} ms"),
+            // 130: our handler removed the staging file; None: killed before
+            // it was installed, i.e. before any staging file existed.
+            Some(130) | None => {
+                interrupted += 1;
+                assert!(left.iter().all(|n| n == "plain"), "after {delay_ms} ms: {left:?}");
+            }
+            other => panic!("after {delay_ms} ms: exit {other:?}"),
+        }
+    }
+    eprintln!("{interrupted} of 8 runs interrupted");
+}

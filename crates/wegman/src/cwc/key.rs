@@ -12,12 +12,22 @@ use crate::ct;
 use crate::error::Error;
 use crate::platform::Platform;
 
-/// A CWC tag: the first `len` (1..=16) bytes of τ.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// A CWC tag: the first `len` (1..=16) bytes of τ. `==` compares in
+/// constant time (no early exit on the first differing byte).
+#[derive(Clone, Copy)]
 pub struct Tag {
     bytes: [u8; TAG_BYTES],
     len: usize,
 }
+
+impl PartialEq for Tag {
+    fn eq(&self, other: &Self) -> bool {
+        // Bytes past `len` are always zero, so comparing all 16 is exact.
+        ct::eq16(&self.bytes, &other.bytes) & (self.len == other.len)
+    }
+}
+
+impl Eq for Tag {}
 
 impl Tag {
     /// The tag bytes.
@@ -186,7 +196,7 @@ impl CwcKey {
     pub(crate) fn mac(&self, nonce: &[u8; NONCE_BYTES], h: Hasher, tag_len: usize) -> Tag {
         let mut hv = h.finalize(&self.hash);
         let mut e = self.cipher.encrypt(&hv);
-        let pad = self.cipher.encrypt(&counter_block(nonce, 0));
+        let mut pad = self.cipher.encrypt(&counter_block(nonce, 0));
         let mut bytes = [0u8; TAG_BYTES];
         for i in 0..TAG_BYTES {
             bytes[i] = e[i] ^ pad[i];
@@ -194,6 +204,7 @@ impl CwcKey {
         bytes[tag_len..].fill(0);
         hv.zeroize();
         e.zeroize();
+        pad.zeroize();
         Tag { bytes, len: tag_len }
     }
 
@@ -253,6 +264,22 @@ impl fmt::Debug for CwcKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tag_equality_is_exact() {
+        let t = |b: u8, len: usize| {
+            let mut bytes = [0u8; TAG_BYTES];
+            bytes[..len].fill(b);
+            Tag { bytes, len }
+        };
+        assert!(t(7, 16) == t(7, 16));
+        assert!(t(7, 16) != t(6, 16));
+        assert!(t(7, 12) != t(7, 16));
+        assert!(t(0, 4) != t(0, 8), "same bytes, different lengths");
+        let mut a = t(9, 16);
+        a.bytes[15] ^= 0x80;
+        assert!(a != t(9, 16));
+    }
     use crate::cwc::MAX_BLOCKS;
 
     #[test]

@@ -9,6 +9,8 @@
 //! the passes (so callers that write plaintext to a temporary file can
 //! still refuse to keep it).
 
+use zeroize::Zeroize;
+
 use super::cipher::Ctr;
 use super::hash::Hasher;
 use super::key::{CwcKey, Tag, check_len, check_tag_len};
@@ -110,9 +112,12 @@ impl<'k> Verifier<'k> {
             return Err(Error::InvalidLength { what: "tag", expected: self.tag_len, got: tag.len() });
         }
         let (_, len) = self.hash.lengths();
-        let verified = self.hash.clone().finalize(&self.key.hash);
+        // The hash value reveals Kh to anyone who knows A and the
+        // ciphertext: wiped on every path (here on failure, in Drop otherwise).
+        let mut verified = self.hash.clone().finalize(&self.key.hash);
         let mine = self.key.mac(&self.nonce, self.hash, self.tag_len);
         if !ct::eq(mine.as_slice(), tag) {
+            verified.zeroize();
             return Err(Error::TagMismatch);
         }
         Ok(Decryptor { key: self.key, ctr: Ctr::new(&self.nonce), hash: self.second, verified, len })
@@ -120,6 +125,13 @@ impl<'k> Verifier<'k> {
 }
 
 /// Second pass of streaming CWC-DEC, available only after the tag verified.
+///
+/// **Its output is not yet trustworthy**: [`update`](Self::update) decrypts
+/// whatever it is given, and only [`finish`](Self::finish) proves that the
+/// second pass saw the very ciphertext the first pass verified (a file can
+/// change in between). Write the output somewhere private and release it
+/// only after `finish` returns `Ok`, as `wegman open` does.
+#[must_use = "call finish() and release the plaintext only if it returns Ok"]
 pub struct Decryptor<'k> {
     key: &'k CwcKey,
     ctr: Ctr,
@@ -140,10 +152,19 @@ impl Decryptor<'_> {
     /// Confirm the second pass saw exactly the ciphertext the first pass
     /// verified. An error means the input changed in between: discard
     /// everything this decryptor produced.
+    #[must_use = "an error means the plaintext produced must be discarded"]
     pub fn finish(self) -> Result<(), Error> {
         let (_, len) = self.hash.lengths();
-        let again = self.hash.finalize(&self.key.hash);
-        if len == self.len && ct::eq(&again, &self.verified) { Ok(()) } else { Err(Error::TagMismatch) }
+        let mut again = self.hash.clone().finalize(&self.key.hash);
+        let same = len == self.len && ct::eq(&again, &self.verified);
+        again.zeroize();
+        if same { Ok(()) } else { Err(Error::TagMismatch) }
+    }
+}
+
+impl Drop for Decryptor<'_> {
+    fn drop(&mut self) {
+        self.verified.zeroize();
     }
 }
 

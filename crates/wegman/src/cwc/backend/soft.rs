@@ -13,6 +13,11 @@
 //! R' = (R + Y_1) Kh^4 + Y_2 Kh^3 + Y_3 Kh^2 + Y_4 Kh
 //! ```
 
+//! Every addition and multiplication below is `wrapping_*`: the bounds stated
+//! beside each make it exact, and plain operators would put overflow-check
+//! branches on secret values into debug builds (a `dev`-profile dependent
+//! compiles this crate with overflow checks on).
+
 const M127: u128 = (1 << 127) - 1;
 
 /// Full 128×128-bit product as (low, high) halves of a 256-bit integer.
@@ -21,13 +26,15 @@ const M127: u128 = (1 << 127) - 1;
 fn mul_wide(a: u128, b: u128) -> (u128, u128) {
     let (a0, a1) = (a as u64 as u128, a >> 64);
     let (b0, b1) = (b as u64 as u128, b >> 64);
-    let p00 = a0 * b0;
-    let p01 = a0 * b1;
-    let p10 = a1 * b0;
-    let p11 = a1 * b1;
+    // 64×64-bit products: each < 2^128.
+    let p00 = a0.wrapping_mul(b0);
+    let p01 = a0.wrapping_mul(b1);
+    let p10 = a1.wrapping_mul(b0);
+    let p11 = a1.wrapping_mul(b1);
     let (mid, mid_carry) = p01.overflowing_add(p10); // mid + mid_carry*2^128
     let (lo, c) = p00.overflowing_add(mid << 64);
-    let hi = p11 + (mid >> 64) + ((mid_carry as u128) << 64) + c as u128;
+    // The high half of a 256-bit product: the sum is < 2^128.
+    let hi = p11.wrapping_add(mid >> 64).wrapping_add((mid_carry as u128) << 64).wrapping_add(c as u128);
     (lo, hi)
 }
 
@@ -35,24 +42,23 @@ fn mul_wide(a: u128, b: u128) -> (u128, u128) {
 #[inline(always)]
 fn add_wide((lo, hi): (u128, u128), (lo2, hi2): (u128, u128)) -> (u128, u128) {
     let (l, c) = lo.overflowing_add(lo2);
-    (l, hi + hi2 + c as u128)
+    (l, hi.wrapping_add(hi2).wrapping_add(c as u128))
 }
 
 /// x mod p for x < 2^128, as a value <= 2^127: 2^127 ≡ 1.
 #[inline(always)]
 fn fold(x: u128) -> u128 {
-    (x & M127) + (x >> 127)
+    (x & M127).wrapping_add(x >> 127) // <= (2^127 - 1) + 1
 }
 
 /// (lo + hi*2^128) mod p, partially reduced to <= 2^127.
 /// Pre: hi < 2^127 (the value is below 2^255).
 #[inline(always)]
 fn reduce_wide((lo, hi): (u128, u128)) -> u128 {
-    debug_assert!(hi >> 127 == 0);
     // 2^128 ≡ 2, so hi*2^128 ≡ 2*hi; 2*hi < 2^128 fits.
     let s1 = fold(fold(lo)); // <= 2^127 - 1 (fold(x) <= 2^127, and fold(2^127) = 1)
     let s2 = fold(fold(hi << 1)); // <= 2^127 - 1
-    fold(s1 + s2) // s1 + s2 <= 2^128 - 2; result <= 2^127
+    fold(s1.wrapping_add(s2)) // s1 + s2 <= 2^128 - 2; result <= 2^127
 }
 
 /// a * b mod p, partially reduced. Pre: a < 2^128, b <= 2^127.
@@ -66,7 +72,7 @@ pub(crate) fn mul(a: u128, b: u128) -> u128 {
 pub(crate) fn canonical(x: u128) -> u128 {
     let x = fold(x); // <= 2^127
     // x >= p  <=>  x + 1 >= 2^127; then x - p = (x + 1) - 2^127.
-    let t = x + 1;
+    let t = x.wrapping_add(1); // <= 2^127 + 1
     let mask = crate::ct::opaque((t >> 127).wrapping_neg());
     (x & !mask) | (t & M127 & mask)
 }
@@ -77,7 +83,6 @@ pub(crate) struct Powers([u128; 4]);
 
 impl Powers {
     pub(crate) fn new(kh: u128) -> Self {
-        debug_assert!(kh >> 127 == 0);
         let k1 = canonical(kh);
         let k2 = canonical(mul(k1, k1));
         let k3 = canonical(mul(k2, k1));
@@ -88,7 +93,7 @@ impl Powers {
     /// R = (R + y) * Kh for one coefficient y < 2^96. Pre/post: R <= 2^127.
     #[inline(always)]
     pub(crate) fn absorb1(&self, r: u128, y: u128) -> u128 {
-        mul(r + y, self.0[0]) // r + y < 2^127 + 2^96 < 2^128
+        mul(r.wrapping_add(y), self.0[0]) // r + y < 2^127 + 2^96 < 2^128
     }
 
     /// Four coefficients at once with independent products.
@@ -98,7 +103,7 @@ impl Powers {
         let [k1, k2, k3, k4] = self.0;
         // (R + y0) Kh^4 < 2^128 * 2^127 = 2^255 ... tighter: < (2^127 + 2^96) 2^127 < 2^254.01;
         // each y_i Kh^j < 2^223; the sum < 2^254.02 < 2^255, so hi < 2^127 as reduce_wide needs.
-        let mut acc = mul_wide(r + y[0], k4);
+        let mut acc = mul_wide(r.wrapping_add(y[0]), k4);
         acc = add_wide(acc, mul_wide(y[1], k3));
         acc = add_wide(acc, mul_wide(y[2], k2));
         acc = add_wide(acc, mul_wide(y[3], k1));
