@@ -53,7 +53,7 @@ pub struct AeadArgs {
     /// Tag length in bytes, 1 to 16.
     #[arg(long, value_name = "N", default_value_t = 16)]
     tag_len: usize,
-    /// Where to write the result (default: standard output).
+    /// Where to write the result (default, or `-`: standard output).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
     /// Input file; `-` or nothing reads standard input.
@@ -254,7 +254,7 @@ pub fn seal(a: &AeadArgs) -> Result<u8, String> {
     let name = inp.input.display().to_string();
     let mut src = input::open(&inp.input).map_err(|e| format!("{name}: {}", input::describe(&e)))?;
     let mut enc = inp.key.encryptor(&inp.nonce, &inp.aad, inp.tag_len).map_err(|e| e.to_string())?;
-    let mut out = Staged::new(a.output.as_deref())?;
+    let mut out = Staged::new(a.destination())?;
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = read_chunk(&mut *src, &mut buf).map_err(|e| format!("{name}: {}", input::describe(&e)))?;
@@ -270,6 +270,13 @@ pub fn seal(a: &AeadArgs) -> Result<u8, String> {
     Ok(0)
 }
 
+impl AeadArgs {
+    /// `-o FILE`, or `None` for standard output (no `-o`, or `-o -`).
+    fn destination(&self) -> Option<&Path> {
+        self.output.as_deref().filter(|p| p.as_os_str() != "-")
+    }
+}
+
 /// `open` on an input held in memory: one-shot decryption, which releases
 /// nothing unless the tag verifies.
 fn open_in_memory(a: &AeadArgs, inp: &Inputs, all: &[u8], fail: impl Fn() -> Result<u8, String>) -> Result<u8, String> {
@@ -277,7 +284,7 @@ fn open_in_memory(a: &AeadArgs, inp: &Inputs, all: &[u8], fail: impl Fn() -> Res
         return fail();
     };
     let plain = Zeroizing::new(plain);
-    let mut out = Staged::new(a.output.as_deref())?;
+    let mut out = Staged::new(a.destination())?;
     out.write(&plain)?;
     out.commit()?;
     Ok(0)
@@ -327,7 +334,7 @@ pub fn open(a: &AeadArgs) -> Result<u8, String> {
         return fail();
     };
     // Pass 2: decrypt into the private staging file.
-    let mut out = Staged::new(a.output.as_deref())?;
+    let mut out = Staged::new(a.destination())?;
     f.seek(SeekFrom::Start(0)).map_err(rd)?;
     each_chunk(&mut f, body, &mut buf, &name, |piece| {
         dec.update(piece).map_err(|e| e.to_string())?;

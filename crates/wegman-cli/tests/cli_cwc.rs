@@ -210,6 +210,9 @@ fn open_reads_a_pipe_or_fifo_as_it_reads_stdin() {
     let out = run_stdin(&["open", "cwc", "--key-hex", K, "--nonce-hex", N, "/dev/stdin"], &sealed.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(out.stdout, plain);
+    // `-o -` is standard output, as `-` is standard input
+    let out = run_stdin(&["open", "cwc", "--key-hex", K, "--nonce-hex", N, "-o", "-", "-"], &sealed.stdout);
+    assert_eq!((out.status.code(), &out.stdout), (Some(0), &plain));
     // a FIFO, and -o: same answer, and a wrong tag still writes nothing
     let fifo = dir.path().join("fifo");
     assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
