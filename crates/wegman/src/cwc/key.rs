@@ -215,6 +215,7 @@ impl CwcKey {
     /// plaintext. It exists for the C ABI, which verifies first and then
     /// branches on the verdict in one audited place. Everyone else: use
     /// [`decrypt_detached`](Self::decrypt_detached).
+    #[cfg(feature = "hazmat")]
     #[doc(hidden)]
     pub fn hazmat_apply_keystream(&self, nonce: &[u8; NONCE_BYTES], buf: &mut [u8]) -> Result<(), Error> {
         check_len("message", buf.len() as u64)?;
@@ -224,12 +225,14 @@ impl CwcKey {
 
     /// Hazardous intermediate values for test vectors: tostr(Kh, 128).
     /// Kh is secret; never log or transmit it.
+    #[cfg(feature = "hazmat")]
     #[doc(hidden)]
     pub fn hazmat_hash_key(&self) -> [u8; 16] {
         kh(&self.cipher).to_be_bytes()
     }
 
     /// Hazardous intermediate values for test vectors: CWC-HASH_K(A, σ).
+    #[cfg(feature = "hazmat")]
     #[doc(hidden)]
     pub fn hazmat_hash(&self, aad: &[u8], ciphertext: &[u8]) -> [u8; 16] {
         let mut h = Hasher::new();
