@@ -123,6 +123,11 @@ fn campaign(bin: &Path, kills_wanted: usize, seed: u64) -> Report {
 
 /// The acceptance conditions, shared by the real run and the negative control.
 fn verdict(rep: &Report) -> Result<(), String> {
+    // A reused nonce is reported first: it is the failure this test exists
+    // for, whatever else went wrong in the same campaign.
+    if rep.duplicates != 0 {
+        return Err(format!("{} nonces reused", rep.duplicates));
+    }
     if rep.kills < KILLS {
         return Err(format!("only {} kills", rep.kills));
     }
@@ -131,9 +136,6 @@ fn verdict(rep: &Report) -> Result<(), String> {
     }
     if !rep.errors.is_empty() {
         return Err(format!("store errors after kills: {:?}", rep.errors));
-    }
-    if rep.duplicates != 0 {
-        return Err(format!("{} nonces reused", rep.duplicates));
     }
     if rep.nonces_printed < 1000 {
         return Err(format!("only {} nonces printed", rep.nonces_printed));
