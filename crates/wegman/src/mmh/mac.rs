@@ -10,7 +10,7 @@ use zeroize::Zeroize;
 use super::alg::{Alg, KEY_BYTES, MAX_TAG_BYTES, NONCE_BYTES};
 use super::backend::Keys;
 use super::key::{MacKey, ciphers, pad, push_next_level};
-use super::tree::Tree;
+use super::tree::{Tree, WHOLE_MAX, hash_whole};
 use crate::error::Error;
 use crate::platform::Platform;
 
@@ -180,6 +180,15 @@ impl MacKey {
 
     /// The tag of `message` under `nonce`.
     pub fn mac(&self, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<Tag, Error> {
+        if message.len() <= WHOLE_MAX {
+            // Whole in memory: no streaming state to set up and wipe.
+            let mut h = hash_whole(self.alg(), self.keys(), message);
+            let mut pad = self.pad(nonce);
+            let tag = seal(self.alg(), &h, &pad);
+            h.zeroize();
+            pad.zeroize();
+            return Ok(tag);
+        }
         let mut m = self.start(nonce);
         m.update(message)?;
         m.finalize()
@@ -189,9 +198,8 @@ impl MacKey {
     /// [`Error::InvalidLength`] for a tag of the wrong length.
     #[must_use = "a failed verification must be acted upon"]
     pub fn verify(&self, tag: &[u8], nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<(), Error> {
-        let mut m = self.start(nonce);
-        m.update(message)?;
-        m.verify(tag)
+        let alg = self.alg();
+        check(alg, &self.mac(nonce, message)?, tag)
     }
 
     /// The tree hash H of spec §3 under ks alone (no pad): w bytes. Exposed
@@ -269,6 +277,21 @@ impl Drop for Owned {
 /// assert!(mmh::verify(Alg::Mmh32x4, &key, tag.as_bytes(), &nonce, b"attack at dusk").is_err());
 /// ```
 pub fn mac(alg: Alg, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<Tag, Error> {
+    if message.len() <= WHOLE_MAX {
+        // Whole in memory: expand just the levels this length needs, no
+        // streaming state.
+        let (kp, ks) = ciphers(key);
+        let mut keys = Keys::new(alg, Platform::detect());
+        while keys.levels() < alg.levels_for_len(message.len() as u128) {
+            push_next_level(&mut keys, &ks, alg);
+        }
+        let mut h = hash_whole(alg, &keys, message);
+        let mut p = pad(&kp, nonce);
+        let tag = seal(alg, &h, &p);
+        h.zeroize();
+        p.zeroize();
+        return Ok(tag);
+    }
     let mut m = Owned::new(alg, key, nonce);
     m.update(message)?;
     m.finalize()

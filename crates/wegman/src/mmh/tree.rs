@@ -174,6 +174,45 @@ impl Tree {
     }
 }
 
+/// Messages up to this length are hashed by [`hash_whole`]: its level-1
+/// buffer is at most (len/B + 1)·w = 8,208 bytes; longer messages stream
+/// through [`Tree`], whose memory does not grow with the message.
+pub(crate) const WHOLE_MAX: usize = 64 << 10;
+
+/// The tree hash H of a whole message held in memory (spec §3), level by
+/// level, without the streaming state: each level's full blocks are hashed
+/// straight from its input, then its padded last block (`S || 0x01 || 0…`,
+/// always present); a level with no full block gives H. The same H as
+/// [`Tree`] (tested below). `keys` must hold the levels the length needs.
+pub(crate) fn hash_whole(alg: Alg, keys: &Keys, message: &[u8]) -> [u8; MAX_TAG_BYTES] {
+    debug_assert!(message.len() <= WHOLE_MAX);
+    let (bb, w) = (alg.block_bytes(), alg.output_bytes());
+    let mut last = [0u8; MAX_BLOCK_BYTES];
+    let mut level: zeroize::Zeroizing<Vec<u8>>;
+    let mut input = message;
+    let mut j = 0;
+    loop {
+        let full = input.len() / bb;
+        let rest = &input[full * bb..];
+        last[..rest.len()].copy_from_slice(rest);
+        last[rest.len()] = 0x01;
+        last[rest.len() + 1..bb].fill(0);
+        if full == 0 {
+            let mut h = [0u8; MAX_TAG_BYTES];
+            keys.compress(j, &last[..bb], &mut h[..w]);
+            // As a slice: zeroize wipes slices in bulk, arrays byte by byte.
+            last[..].zeroize();
+            return h;
+        }
+        let mut out = zeroize::Zeroizing::new(vec![0u8; (full + 1) * w]);
+        keys.compress(j, &input[..full * bb], &mut out[..full * w]);
+        keys.compress(j, &last[..bb], &mut out[full * w..]);
+        level = out; // the previous level's outputs are wiped as they drop
+        input = &level;
+        j += 1;
+    }
+}
+
 impl Drop for Tree {
     fn drop(&mut self) {
         let bb = self.alg.block_bytes();
@@ -189,6 +228,42 @@ mod tests {
     use super::*;
     use crate::mmh::key::{ciphers, push_next_level};
     use crate::platform::Platform;
+
+    #[test]
+    fn whole_message_hash_equals_the_streaming_tree() {
+        let mut msg = vec![0u8; WHOLE_MAX];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for b in msg.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        for alg in Alg::ALL {
+            let (_, ks) = ciphers(&[0x5au8; 32]);
+            let mut keys = Keys::new(alg, Platform::Portable);
+            for _ in 0..MAX_LEVELS {
+                push_next_level(&mut keys, &ks, alg);
+            }
+            let bb = alg.block_bytes();
+            let w = alg.output_bytes();
+            let mut lens: Vec<usize> = (0..=2 * bb + 2).collect();
+            // around every length where another level opens, and a few more
+            let levels = |l: usize| alg.levels_for_len(l as u128);
+            let opens: Vec<usize> = (1..=WHOLE_MAX).filter(|&l| levels(l) != levels(l - 1)).collect();
+            assert!(opens.len() >= 2, "{alg}: at least levels 2 and 3 open below 64 KiB");
+            for edge in opens.into_iter().chain([4096, 16384, WHOLE_MAX]) {
+                lens.extend(edge.saturating_sub(w + 1)..=(edge + w + 1).min(WHOLE_MAX));
+            }
+            for len in lens.into_iter().filter(|&l| l <= WHOLE_MAX) {
+                for data in [&msg[..len], &vec![0xff; len][..]] {
+                    let mut t = Tree::new(alg);
+                    t.update(&keys, data).unwrap();
+                    assert_eq!(hash_whole(alg, &keys, data), t.finalize(&keys).unwrap(), "{alg} {len}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_17th_level_is_refused_before_anything_is_hashed() {
