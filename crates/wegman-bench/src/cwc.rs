@@ -51,16 +51,33 @@ impl Keys {
     }
 }
 
-/// A `len`-byte window of `buf` (grown once) starting at the same address
-/// modulo 64 as `like`, the message: the in-place and output buffers share
-/// the message's alignment, so the misaligned regimes misalign them too.
-/// Returns the window's offset into `buf`.
-#[inline]
-fn room_like(buf: &mut Vec<u8>, len: usize, like: &[u8]) -> usize {
-    if buf.len() < len + ALIGN {
-        buf.resize(len + ALIGN, 0);
+/// A reused output or in-place buffer whose window starts at the same
+/// address modulo 64 as the message it was last placed for, so the
+/// misaligned regimes misalign it too. Grown once, then reused.
+#[derive(Default)]
+struct Window {
+    buf: Vec<u8>,
+    at: usize,
+    len: usize,
+}
+
+impl Window {
+    /// A `like.len()`-byte window aligned like `like` (not filled).
+    #[inline]
+    fn place(&mut self, like: &[u8]) -> &mut [u8] {
+        let len = like.len();
+        if self.buf.len() < len + ALIGN {
+            self.buf.resize(len + ALIGN, 0);
+        }
+        self.at = (like.as_ptr() as usize + ALIGN - self.buf.as_ptr() as usize % ALIGN) % ALIGN;
+        self.len = len;
+        &mut self.buf[self.at..self.at + len]
     }
-    (like.as_ptr() as usize + ALIGN - buf.as_ptr() as usize % ALIGN) % ALIGN
+
+    /// The window last placed.
+    fn bytes(&self) -> &[u8] {
+        &self.buf[self.at..self.at + self.len]
+    }
 }
 
 // ---------------------------------------------------------------- wegman
@@ -93,9 +110,7 @@ impl Contender for WegmanOneShot {
 struct WegmanPrecomputed {
     keys: Vec<CwcKey>,
     nonce: Vec<[u8; 11]>,
-    buf: Vec<u8>,
-    at: usize,
-    len: usize,
+    buf: Window,
     tag: [u8; TAG],
 }
 
@@ -110,18 +125,15 @@ impl Contender for WegmanPrecomputed {
 
     #[inline]
     fn call(&mut self, input: &Input<'_>) -> u8 {
-        let len = input.msg.len();
-        self.at = room_like(&mut self.buf, len, input.msg);
-        let buf = &mut self.buf[self.at..self.at + len];
+        let buf = self.buf.place(input.msg);
         buf.copy_from_slice(input.msg);
         let tag = self.keys[input.slot].encrypt_detached(&self.nonce[input.slot], &[], buf, TAG).expect("lengths");
         self.tag.copy_from_slice(tag.as_slice());
-        self.len = len;
         self.tag[TAG - 1]
     }
 
     fn output(&self) -> Vec<u8> {
-        [&self.buf[self.at..self.at + self.len], &self.tag[..]].concat()
+        [self.buf.bytes(), &self.tag[..]].concat()
     }
 }
 
@@ -133,9 +145,7 @@ struct OsslOneShot {
     ctx: openssl::Aead,
     key: Vec<[u8; 32]>,
     nonce: Vec<[u8; 12]>,
-    out: Vec<u8>,
-    at: usize,
-    len: usize,
+    out: Window,
     tag: [u8; TAG],
 }
 
@@ -144,9 +154,7 @@ struct OsslPrecomputed {
     alg: AeadAlg,
     ctx: Vec<openssl::Aead>,
     nonce: Vec<[u8; 12]>,
-    out: Vec<u8>,
-    at: usize,
-    len: usize,
+    out: Window,
     tag: [u8; TAG],
 }
 
@@ -173,16 +181,13 @@ impl Contender for OsslOneShot {
     #[inline]
     fn call(&mut self, input: &Input<'_>) -> u8 {
         let key = &self.key[input.slot][..self.alg.key_len()];
-        let len = input.msg.len();
-        self.at = room_like(&mut self.out, len, input.msg);
-        let out = &mut self.out[self.at..self.at + len];
+        let out = self.out.place(input.msg);
         self.tag = self.ctx.seal_with_key(key, &self.nonce[input.slot], input.msg, out);
-        self.len = len;
         self.tag[TAG - 1]
     }
 
     fn output(&self) -> Vec<u8> {
-        [&self.out[self.at..self.at + self.len], &self.tag[..]].concat()
+        [self.out.bytes(), &self.tag[..]].concat()
     }
 }
 
@@ -201,16 +206,13 @@ impl Contender for OsslPrecomputed {
 
     #[inline]
     fn call(&mut self, input: &Input<'_>) -> u8 {
-        let len = input.msg.len();
-        self.at = room_like(&mut self.out, len, input.msg);
-        let out = &mut self.out[self.at..self.at + len];
+        let out = self.out.place(input.msg);
         self.tag = self.ctx[input.slot].seal(&self.nonce[input.slot], input.msg, out);
-        self.len = len;
         self.tag[TAG - 1]
     }
 
     fn output(&self) -> Vec<u8> {
-        [&self.out[self.at..self.at + self.len], &self.tag[..]].concat()
+        [self.out.bytes(), &self.tag[..]].concat()
     }
 }
 
@@ -246,9 +248,7 @@ impl Contender for RcGcmOneShot {
 struct RcGcmPrecomputed {
     gcm: Vec<Aes128Gcm>,
     nonce: Vec<[u8; 12]>,
-    buf: Vec<u8>,
-    at: usize,
-    len: usize,
+    buf: Window,
     tag: [u8; TAG],
 }
 
@@ -263,20 +263,17 @@ impl Contender for RcGcmPrecomputed {
 
     #[inline]
     fn call(&mut self, input: &Input<'_>) -> u8 {
-        let len = input.msg.len();
-        self.at = room_like(&mut self.buf, len, input.msg);
-        let buf = &mut self.buf[self.at..self.at + len];
+        let buf = self.buf.place(input.msg);
         buf.copy_from_slice(input.msg);
         let tag = self.gcm[input.slot]
             .encrypt_inout_detached(&self.nonce[input.slot].into(), &[], buf.into())
             .expect("length within GCM's limit");
         self.tag = tag.into();
-        self.len = len;
         self.tag[TAG - 1]
     }
 
     fn output(&self) -> Vec<u8> {
-        [&self.buf[self.at..self.at + self.len], &self.tag[..]].concat()
+        [self.buf.bytes(), &self.tag[..]].concat()
     }
 }
 
@@ -287,9 +284,7 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
             ctx: openssl::Aead::new(lib, alg),
             key: keys.key.clone(),
             nonce: keys.nonce.clone(),
-            out: Vec::new(),
-            at: 0,
-            len: 0,
+            out: Window::default(),
             tag: [0; TAG],
         })
     };
@@ -298,9 +293,7 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
             alg,
             ctx: keys.key.iter().map(|k| openssl::Aead::with_key(lib, alg, &k[..alg.key_len()])).collect(),
             nonce: keys.nonce.clone(),
-            out: Vec::new(),
-            at: 0,
-            len: 0,
+            out: Window::default(),
             tag: [0; TAG],
         })
     };
@@ -326,18 +319,14 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
                 Box::new(WegmanPrecomputed {
                     keys: keys.aes().iter().map(|k| CwcKey::new(k).expect("16-byte key")).collect(),
                     nonce: keys.cwc_nonce(),
-                    buf: Vec::new(),
-                    at: 0,
-                    len: 0,
+                    buf: Window::default(),
                     tag: [0; TAG],
                 }),
                 ossl_pre(AeadAlg::Aes128Gcm),
                 Box::new(RcGcmPrecomputed {
                     gcm: keys.aes().iter().map(|k| Aes128Gcm::new(&(*k).into())).collect(),
                     nonce: keys.nonce.clone(),
-                    buf: Vec::new(),
-                    at: 0,
-                    len: 0,
+                    buf: Window::default(),
                     tag: [0; TAG],
                 }),
                 ossl_pre(AeadAlg::ChaCha20Poly1305),
@@ -574,12 +563,12 @@ mod tests {
     #[test]
     fn reused_buffers_take_the_message_alignment() {
         let msg = vec![0u8; 300];
-        let mut buf = Vec::new();
+        let mut w = Window::default();
         for off in 0..ALIGN {
             let like = &msg[off..off + 100];
-            let at = room_like(&mut buf, like.len(), like);
-            assert!(at + like.len() <= buf.len());
-            assert_eq!((buf.as_ptr() as usize + at) % ALIGN, like.as_ptr() as usize % ALIGN, "offset {off}");
+            let addr = w.place(like).as_ptr() as usize;
+            assert_eq!(addr % ALIGN, like.as_ptr() as usize % ALIGN, "offset {off}");
+            assert_eq!(w.bytes().len(), like.len());
         }
     }
 }
