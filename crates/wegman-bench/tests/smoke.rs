@@ -74,58 +74,64 @@ fn an_unknown_family_is_refused() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("poly1305aes"));
 }
 
-#[test]
-fn a_wrong_answer_aborts_before_any_timing() {
-    // A copy of the shared vectors with one Appendix A tag changed.
-    let shared = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors");
-    let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::create_dir(dir.path().join("vectors")).unwrap();
-    for f in ["poly1305aes.json", "mmh.json", "cwc.json"] {
-        let mut text = std::fs::read_to_string(shared.join(f)).expect("shared vectors beside the repository");
-        if f == "poly1305aes.json" {
-            text = text.replacen("f4c633c3044fc145f84f335cb81953de", "f4c633c3044fc145f84f335cb81953df", 1);
-        }
-        std::fs::write(dir.path().join("vectors").join(f), text).unwrap();
-    }
-    let out = Command::new(env!("CARGO_BIN_EXE_wegman-bench"))
-        .args(["--smoke", "--shared"])
-        .arg(dir.path())
-        .output()
-        .expect("run wegman-bench");
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("self-check failed") && stderr.contains("appendix-A-1"), "{stderr}");
-    assert!(!stderr.contains("  timed ") && !stderr.contains(" took "), "nothing was timed: {stderr}");
-}
-
-#[test]
-fn a_wrong_mmh_vector_aborts_the_mmh_family() {
-    // A copy of the shared vectors with the first mmh64x2 tag changed.
+/// A copy of the shared vectors in a temporary directory, with `edit`
+/// applied to each file's text (given the file name).
+fn edited_shared(edit: impl Fn(&str, String) -> String) -> tempfile::TempDir {
     let shared = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors");
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::create_dir(dir.path().join("vectors")).unwrap();
     for f in ["poly1305aes.json", "mmh.json", "cwc.json"] {
         let text = std::fs::read_to_string(shared.join(f)).expect("shared vectors beside the repository");
-        let text = if f == "mmh.json" {
-            let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
-            let macs = v["groups"].as_array_mut().unwrap().iter_mut().find(|g| g["name"] == "mac").unwrap();
-            let first = macs["vectors"].as_array_mut().unwrap().iter_mut().find(|t| t["alg"] == "mmh64x2").unwrap();
-            let tag = first["tag"].as_str().unwrap();
-            let flipped = format!("{}{}", &tag[..tag.len() - 1], if tag.ends_with('0') { '1' } else { '0' });
-            first["tag"] = serde_json::Value::String(flipped);
-            serde_json::to_string(&v).unwrap()
-        } else {
-            text
-        };
-        std::fs::write(dir.path().join("vectors").join(f), text).unwrap();
+        std::fs::write(dir.path().join("vectors").join(f), edit(f, text)).unwrap();
     }
+    dir
+}
+
+/// Run `--smoke` with `extra` arguments on `shared`; it must fail before
+/// timing anything. Returns its stderr.
+fn failed_smoke_run(extra: &[&str], shared: &std::path::Path) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_wegman-bench"))
-        .args(["--smoke", "--family", "mmh", "--shared"])
-        .arg(dir.path())
+        .arg("--smoke")
+        .args(extra)
+        .arg("--shared")
+        .arg(shared)
         .output()
         .expect("run wegman-bench");
     assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("equal-output check failed") && stderr.contains("mmh64x2"), "{stderr}");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(!stderr.contains("  timed ") && !stderr.contains(" took "), "nothing was timed: {stderr}");
+    stderr
+}
+
+#[test]
+fn a_wrong_answer_aborts_before_any_timing() {
+    // One Appendix A tag changed.
+    let dir = edited_shared(|f, text| {
+        if f == "poly1305aes.json" {
+            text.replacen("f4c633c3044fc145f84f335cb81953de", "f4c633c3044fc145f84f335cb81953df", 1)
+        } else {
+            text
+        }
+    });
+    let stderr = failed_smoke_run(&[], dir.path());
+    assert!(stderr.contains("self-check failed") && stderr.contains("appendix-A-1"), "{stderr}");
+}
+
+#[test]
+fn a_wrong_mmh_vector_aborts_the_mmh_family() {
+    // The first mmh64x2 tag changed.
+    let dir = edited_shared(|f, text| {
+        if f != "mmh.json" {
+            return text;
+        }
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let macs = v["groups"].as_array_mut().unwrap().iter_mut().find(|g| g["name"] == "mac").unwrap();
+        let first = macs["vectors"].as_array_mut().unwrap().iter_mut().find(|t| t["alg"] == "mmh64x2").unwrap();
+        let tag = first["tag"].as_str().unwrap();
+        let flipped = format!("{}{}", &tag[..tag.len() - 1], if tag.ends_with('0') { '1' } else { '0' });
+        first["tag"] = serde_json::Value::String(flipped);
+        serde_json::to_string(&v).unwrap()
+    });
+    let stderr = failed_smoke_run(&["--family", "mmh"], dir.path());
+    assert!(stderr.contains("equal-output check failed") && stderr.contains("mmh64x2"), "{stderr}");
 }
