@@ -302,13 +302,14 @@ pub fn open(a: &AeadArgs) -> Result<u8, String> {
     // Standard input, a pipe, a FIFO or a device cannot be read twice (and
     // has no length to split the tag off by): hold it in memory.
     let opened = if inp.input.as_os_str() == "-" { None } else { Some(File::open(&inp.input).map_err(rd)?) };
-    let regular = match &opened {
-        Some(f) => f.metadata().map_err(rd)?.is_file(),
-        None => false,
+    // The length of a regular file; None for anything that must be held in memory.
+    let size = match &opened {
+        Some(f) => Some(f.metadata().map_err(rd)?).filter(|m| m.is_file()).map(|m| m.len()),
+        None => None,
     };
-    let mut f = match opened {
-        Some(f) if regular => f,
-        other => {
+    let (mut f, total) = match (opened, size) {
+        (Some(f), Some(total)) => (f, total),
+        (other, _) => {
             let mut all = Zeroizing::new(Vec::new());
             match other {
                 Some(mut f) => f.read_to_end(&mut all),
@@ -318,7 +319,6 @@ pub fn open(a: &AeadArgs) -> Result<u8, String> {
             return open_in_memory(a, &inp, &all, fail);
         }
     };
-    let total = f.metadata().map_err(rd)?.len();
     let Some(body) = total.checked_sub(inp.tag_len as u64) else {
         return fail();
     };
