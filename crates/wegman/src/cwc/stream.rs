@@ -9,7 +9,7 @@
 //! the passes (so callers that write plaintext to a temporary file can
 //! still refuse to keep it).
 
-use zeroize::Zeroize;
+use zeroize::Zeroizing;
 
 use super::cipher::Ctr;
 use super::hash::Hasher;
@@ -113,11 +113,10 @@ impl<'k> Verifier<'k> {
         }
         let (_, len) = self.hash.lengths();
         // The hash value reveals Kh to anyone who knows A and the
-        // ciphertext: wiped on every path (here on failure, in Drop otherwise).
-        let mut verified = self.hash.clone().finalize(&self.key.hash);
+        // ciphertext: wiped whenever it drops, on every path.
+        let verified = Zeroizing::new(self.hash.clone().finalize(&self.key.hash));
         let mine = self.key.mac(&self.nonce, self.hash, self.tag_len);
         if !ct::eq(mine.as_slice(), tag) {
-            verified.zeroize();
             return Err(Error::TagMismatch);
         }
         Ok(Decryptor { key: self.key, ctr: Ctr::new(&self.nonce), hash: self.second, verified, len })
@@ -136,7 +135,7 @@ pub struct Decryptor<'k> {
     key: &'k CwcKey,
     ctr: Ctr,
     hash: Hasher,
-    verified: [u8; 16],
+    verified: Zeroizing<[u8; 16]>,
     len: u64,
 }
 
@@ -155,16 +154,8 @@ impl Decryptor<'_> {
     #[must_use = "an error means the plaintext produced must be discarded"]
     pub fn finish(self) -> Result<(), Error> {
         let (_, len) = self.hash.lengths();
-        let mut again = self.hash.clone().finalize(&self.key.hash);
-        let same = len == self.len && ct::eq(&again, &self.verified);
-        again.zeroize();
-        if same { Ok(()) } else { Err(Error::TagMismatch) }
-    }
-}
-
-impl Drop for Decryptor<'_> {
-    fn drop(&mut self) {
-        self.verified.zeroize();
+        let again = Zeroizing::new(self.hash.finalize(&self.key.hash));
+        if len == self.len && ct::eq(&*again, &*self.verified) { Ok(()) } else { Err(Error::TagMismatch) }
     }
 }
 
