@@ -182,12 +182,7 @@ impl MacKey {
     pub fn mac(&self, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<Tag, Error> {
         if message.len() <= WHOLE_MAX {
             // Whole in memory: no streaming state to set up and wipe.
-            let mut h = hash_whole(self.alg(), self.keys(), message);
-            let mut pad = self.pad(nonce);
-            let tag = seal(self.alg(), &h, &pad);
-            h.zeroize();
-            pad.zeroize();
-            return Ok(tag);
+            return Ok(tag_whole(self.alg(), self.keys(), self.pad(nonce), message));
         }
         let mut m = self.start(nonce);
         m.update(message)?;
@@ -209,6 +204,16 @@ impl MacKey {
         tree.update(self.keys(), message)?;
         Ok(Tag::new(tree.finalize(self.keys())?, self.alg().output_bytes()))
     }
+}
+
+/// The tag of a message of at most `WHOLE_MAX` bytes hashed whole under
+/// `keys` (which hold the levels its length needs); H and the pad are wiped.
+fn tag_whole(alg: Alg, keys: &Keys, mut pad: [u8; 16], message: &[u8]) -> Tag {
+    let mut h = hash_whole(alg, keys, message);
+    let tag = seal(alg, &h, &pad);
+    h.zeroize();
+    pad.zeroize();
+    tag
 }
 
 /// A MAC computation that owns its key and expands level keys only as the
@@ -285,12 +290,7 @@ pub fn mac(alg: Alg, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES], message: 
         while keys.levels() < alg.levels_for_len(message.len() as u128) {
             push_next_level(&mut keys, &ks, alg);
         }
-        let mut h = hash_whole(alg, &keys, message);
-        let mut p = pad(&kp, nonce);
-        let tag = seal(alg, &h, &p);
-        h.zeroize();
-        p.zeroize();
-        return Ok(tag);
+        return Ok(tag_whole(alg, &keys, pad(&kp, nonce), message));
     }
     let mut m = Owned::new(alg, key, nonce);
     m.update(message)?;

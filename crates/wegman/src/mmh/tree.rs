@@ -159,9 +159,7 @@ impl Tree {
         let mut j = 0;
         loop {
             let lv = self.level(j);
-            // P := S || 0x01 || 0x00…  (fill < B, so the 0x01 fits)
-            lv.buf[lv.fill] = 0x01;
-            lv.buf[lv.fill + 1..bb].fill(0);
+            pad_last(&mut lv.buf[..bb], lv.fill);
             keys.compress(j, &lv.buf[..bb], &mut out[..w]);
             lv.fill = 0;
             if !lv.hashed_block {
@@ -172,6 +170,13 @@ impl Tree {
             j += 1;
         }
     }
+}
+
+/// Spec §3's padding of a level's last block in place: `S || 0x01 || 0x00…`
+/// after the `fill` bytes of S (`fill < B`, so the 0x01 always fits).
+fn pad_last(block: &mut [u8], fill: usize) {
+    block[fill] = 0x01;
+    block[fill + 1..].fill(0);
 }
 
 /// Messages up to this length are hashed by [`hash_whole`]: its level-1
@@ -195,8 +200,7 @@ pub(crate) fn hash_whole(alg: Alg, keys: &Keys, message: &[u8]) -> [u8; MAX_TAG_
         let full = input.len() / bb;
         let rest = &input[full * bb..];
         last[..rest.len()].copy_from_slice(rest);
-        last[rest.len()] = 0x01;
-        last[rest.len() + 1..bb].fill(0);
+        pad_last(&mut last[..bb], rest.len());
         if full == 0 {
             let mut h = [0u8; MAX_TAG_BYTES];
             keys.compress(j, &last[..bb], &mut h[..w]);
