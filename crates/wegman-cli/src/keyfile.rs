@@ -3,9 +3,9 @@
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use wegman::nonce::NonceStore;
+use wegman::nonce::{NonceStore, state_path_for_new_key};
 use wegman::poly1305aes::{KEY_BYTES, Key, clamp};
 use zeroize::Zeroizing;
 
@@ -18,7 +18,7 @@ const HEADER: &str = "wegman-key v1";
 /// and create its nonce state. If the nonce state cannot be created, the
 /// new key file is removed again, so that a retry is not blocked by it.
 pub fn keygen(path: &Path, alg: MacAlg) -> Result<(), String> {
-    let state = state_path_for_new_key(path)?;
+    let state = state_path_for_new_key(path).map_err(|e| e.to_string())?;
     if std::fs::symlink_metadata(&state).is_ok() {
         return Err(format!(
             "{}: a nonce state already exists; remove it only if you are sure its key is gone",
@@ -58,21 +58,6 @@ pub fn keygen(path: &Path, alg: MacAlg) -> Result<(), String> {
         return Err(e);
     }
     Ok(())
-}
-
-/// Where the nonce state of a key file about to be created at `path` goes:
-/// what [`state_path_for_key`](wegman::nonce::state_path_for_key) will find once it exists (the real directory,
-/// the file name, `.nonce`).
-fn state_path_for_new_key(path: &Path) -> Result<PathBuf, String> {
-    let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let dir = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut state = dir.join(name).into_os_string();
-    state.push(".nonce");
-    Ok(PathBuf::from(state))
 }
 
 /// The contents of a key file: the algorithm it names (if it is in the

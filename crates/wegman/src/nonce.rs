@@ -112,6 +112,26 @@ pub fn state_path_for_key(key_path: &Path) -> Result<PathBuf, NonceError> {
     Ok(with_suffix(&real, ".nonce"))
 }
 
+/// The state file for a key file about to be created at `key_path`: what
+/// [`state_path_for_key`] will return once it exists (the real directory,
+/// the file name, `.nonce`).
+pub fn state_path_for_new_key(key_path: &Path) -> Result<PathBuf, NonceError> {
+    let name = key_path.file_name().ok_or_else(|| {
+        io_err("naming key file", key_path)(io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))
+    })?;
+    let dir = parent_dir(key_path);
+    let real = fs::canonicalize(dir).map_err(io_err("resolving directory", dir))?;
+    Ok(with_suffix(&real.join(name), ".nonce"))
+}
+
+/// The directory holding `path` (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(suffix);
@@ -298,10 +318,7 @@ fn persist(path: &Path, safe: u128) -> Result<(), NonceError> {
     f.sync_all().map_err(io_err("syncing", &tmp))?;
     drop(f);
     fs::rename(&tmp, path).map_err(io_err("renaming onto", path))?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = parent_dir(path);
     File::open(dir).and_then(|d| d.sync_all()).map_err(io_err("syncing directory", dir))?;
     Ok(())
 }

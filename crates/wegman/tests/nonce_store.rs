@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use wegman::nonce::{NonceError, NonceStore, state_path_for_key};
+use wegman::nonce::{NonceError, NonceStore, state_path_for_key, state_path_for_new_key};
 
 #[test]
 fn nonces_never_repeat_across_close_and_abandon() {
@@ -112,6 +112,9 @@ fn state_path_is_beside_the_real_key_file() {
     std::fs::create_dir(real.join("sub")).unwrap();
     assert_eq!(state_path_for_key(&real.join("sub/../k")).unwrap(), want);
     assert!(matches!(state_path_for_key(&real.join("missing")), Err(NonceError::Io { .. })));
+    // before the key file exists: the same path it will have
+    assert_eq!(state_path_for_new_key(&real.join("sub/../k")).unwrap(), want);
+    assert_eq!(state_path_for_new_key(&real.join("sub/../new")).unwrap(), real.join("new.nonce"));
 }
 
 #[test]
