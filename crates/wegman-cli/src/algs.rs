@@ -4,53 +4,38 @@
 use std::fmt;
 
 use clap::ValueEnum;
+use clap::builder::PossibleValue;
 use wegman::mmh::{self, MacKey, Mmh};
 use wegman::poly1305aes::{Key, Poly1305Aes};
 
-/// A MAC algorithm as named on the command line (`wegman mac ALG`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+/// A MAC algorithm as named on the command line (`wegman mac ALG`):
+/// Poly1305-AES or one of the library's MMH algorithms (the list is the
+/// library's [`mmh::Alg::ALL`], so a new algorithm is added in one place).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MacAlg {
     /// Poly1305-AES (Bernstein 2005): key = k (16 bytes) || r (16 bytes); 16-byte tag.
     Poly1305aes,
-    /// MMH32: key = kp || ks; 4-byte tag (short-lived links only).
-    Mmh32,
-    /// MMH32, 2-fold Toeplitz; 8-byte tag.
-    Mmh32x2,
-    /// MMH32, 3-fold Toeplitz; 12-byte tag.
-    Mmh32x3,
-    /// MMH32, 4-fold Toeplitz; 16-byte tag.
-    Mmh32x4,
-    /// NMH32; 4-byte tag (short-lived links only).
-    Nmh32,
-    /// MMH64; 8-byte tag.
-    Mmh64,
-    /// MMH64, 2-fold Toeplitz; 16-byte tag.
-    Mmh64x2,
+    /// An MMH/NMH algorithm: key = kp || ks.
+    Mmh(mmh::Alg),
 }
 
 impl MacAlg {
-    pub const ALL: [MacAlg; 8] = [
-        MacAlg::Poly1305aes,
-        MacAlg::Mmh32,
-        MacAlg::Mmh32x2,
-        MacAlg::Mmh32x3,
-        MacAlg::Mmh32x4,
-        MacAlg::Nmh32,
-        MacAlg::Mmh64,
-        MacAlg::Mmh64x2,
-    ];
+    /// Poly1305-AES, then every MMH algorithm in the library's order.
+    pub const ALL: [MacAlg; 1 + mmh::Alg::ALL.len()] = {
+        let mut all = [MacAlg::Poly1305aes; 1 + mmh::Alg::ALL.len()];
+        let mut i = 0;
+        while i < mmh::Alg::ALL.len() {
+            all[i + 1] = MacAlg::Mmh(mmh::Alg::ALL[i]);
+            i += 1;
+        }
+        all
+    };
 
     fn mmh(self) -> Option<mmh::Alg> {
-        Some(match self {
-            MacAlg::Poly1305aes => return None,
-            MacAlg::Mmh32 => mmh::Alg::Mmh32,
-            MacAlg::Mmh32x2 => mmh::Alg::Mmh32x2,
-            MacAlg::Mmh32x3 => mmh::Alg::Mmh32x3,
-            MacAlg::Mmh32x4 => mmh::Alg::Mmh32x4,
-            MacAlg::Nmh32 => mmh::Alg::Nmh32,
-            MacAlg::Mmh64 => mmh::Alg::Mmh64,
-            MacAlg::Mmh64x2 => mmh::Alg::Mmh64x2,
-        })
+        match self {
+            MacAlg::Poly1305aes => None,
+            MacAlg::Mmh(a) => Some(a),
+        }
     }
 
     /// The name used on the command line and in key files.
@@ -73,6 +58,27 @@ impl MacAlg {
 
     pub fn from_label(label: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|a| a.label() == label)
+    }
+
+    /// One line for `--help`.
+    fn help(self) -> &'static str {
+        match (self, self.tag_bytes()) {
+            (MacAlg::Poly1305aes, _) => "Poly1305-AES (Bernstein 2005): key = k || r; 16-byte tag",
+            (_, 4) => "MMH family: key = kp || ks; 4-byte tag (short-lived links only)",
+            (_, 8) => "MMH family: key = kp || ks; 8-byte tag",
+            (_, 12) => "MMH family: key = kp || ks; 12-byte tag",
+            _ => "MMH family: key = kp || ks; 16-byte tag",
+        }
+    }
+}
+
+impl ValueEnum for MacAlg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()).help(self.help()))
     }
 }
 
@@ -100,7 +106,7 @@ impl AnyKey {
     pub fn alg(&self) -> MacAlg {
         match self {
             AnyKey::Poly1305Aes(_) => MacAlg::Poly1305aes,
-            AnyKey::Mmh(k) => MacAlg::ALL.into_iter().find(|a| a.mmh() == Some(k.alg())).expect("every mmh alg"),
+            AnyKey::Mmh(k) => MacAlg::Mmh(k.alg()),
         }
     }
 
