@@ -1,17 +1,21 @@
 //! `wegman check -k KEYFILE MANIFEST`
 //!
 //! For each manifest line prints `name: OK`, `name: FAILED` (the tag does not
-//! verify) or `name: FAILED open or read`; a summary goes to stderr. Exit 0
-//! only if every line verified, 1 if any failed, 2 for usage, I/O or
-//! malformed-manifest errors (strict: one malformed line makes the run fail
-//! with 2, after the well-formed lines have been checked).
+//! verify) or `name: FAILED open or read`; a summary goes to stderr. The
+//! manifest's final seal line must verify (it authenticates every line
+//! before it) unless `--allow-unsealed` is given and there is none. Exit 0
+//! only if every line and the seal verified, 1 if any failed or the seal is
+//! missing, 2 for usage, I/O or malformed-manifest errors (strict: one
+//! malformed line makes the run fail with 2, after the well-formed lines
+//! have been checked). docs/manifest.md has the rules.
 
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::algs::MacAlg;
+use crate::algs::{AnyKey, MacAlg};
+use crate::manifest::{Entry, Line, Seal, Sealer};
 use crate::{input, keyfile, manifest, parallel};
 
 #[derive(Args)]
@@ -31,6 +35,11 @@ pub struct CheckArgs {
     /// Don't fail or report status for missing files.
     #[arg(long)]
     ignore_missing: bool,
+    /// Accept a manifest without a seal line (e.g. one written by an older
+    /// wegman): its lines are checked one by one, but lines removed from it,
+    /// added to it or reordered in it go unnoticed.
+    #[arg(long)]
+    allow_unsealed: bool,
     /// The manifest made by `wegman tag`; `-` is standard input.
     #[arg(value_name = "MANIFEST")]
     manifest: PathBuf,
@@ -42,51 +51,99 @@ enum Outcome {
     Unreadable(io::Error),
 }
 
+/// The manifest's lines as read: the raw bytes of each (the seal covers
+/// them exactly), the file lines for this key, the seal and its position.
+struct Parsed {
+    raw: Vec<Vec<u8>>,
+    files: Vec<Line>,
+    seal: Option<(usize, Seal)>,
+    malformed: usize,
+}
+
+fn parse(args: &CheckArgs, key: &AnyKey, mname: &str) -> Result<Parsed, String> {
+    let label = key.alg().label();
+    let warn = |msg: std::fmt::Arguments<'_>| {
+        if !args.status {
+            crate::out::warn(msg);
+        }
+    };
+    let reader = input::open(&args.manifest).map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
+    let mut p = Parsed { raw: Vec::new(), files: Vec::new(), seal: None, malformed: 0 };
+    for (no, line) in BufReader::new(reader).split(b'\n').enumerate() {
+        let line = line.map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
+        let entry = std::str::from_utf8(&line).ok().and_then(manifest::parse);
+        p.raw.push(line);
+        if p.seal.is_some() {
+            p.malformed += 1;
+            warn(format_args!("{mname}: {}: line after the manifest's seal, which does not cover it", no + 1));
+            continue;
+        }
+        let alg = match &entry {
+            Some(Entry::File(l)) => l.alg,
+            Some(Entry::Seal(s)) => s.alg,
+            None => key.alg(),
+        };
+        match entry {
+            _ if alg != key.alg() => {
+                p.malformed += 1;
+                warn(format_args!("{mname}: {}: {} line, but the key is for {label}", no + 1, alg.label()));
+            }
+            Some(Entry::File(l)) => p.files.push(l),
+            Some(Entry::Seal(s)) => p.seal = Some((no, s)),
+            None => {
+                p.malformed += 1;
+                warn(format_args!("{mname}: {}: improperly formatted {label} line", no + 1));
+            }
+        }
+    }
+    Ok(p)
+}
+
+/// Whether the seal verifies over the lines before it (and counts them right).
+fn seal_verifies(key: &AnyKey, raw: &[Vec<u8>], seal: &Seal) -> Result<bool, String> {
+    let mut sealer = Sealer::new(key.start(&seal.nonce)).map_err(|e| e.to_string())?;
+    for line in raw {
+        sealer.line(line).map_err(|e| e.to_string())?;
+    }
+    let counted = sealer.lines();
+    let valid = sealer.finish().and_then(|m| m.verify(&seal.tag)).map_err(|e| e.to_string())?;
+    Ok(valid && counted == seal.lines)
+}
+
 pub fn run(args: &CheckArgs) -> Result<u8, String> {
     let key = keyfile::read_any(&args.key, args.alg)?;
     let label = key.alg().label();
     let mname = args.manifest.display().to_string();
-    let reader = input::open(&args.manifest).map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
-    let mut lines = Vec::new();
-    let mut malformed = 0usize;
-    for (no, line) in BufReader::new(reader).split(b'\n').enumerate() {
-        let line = line.map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
-        let parsed = std::str::from_utf8(&line).ok().and_then(manifest::parse);
-        match parsed {
-            Some(l) if l.alg == key.alg() => lines.push(l),
-            Some(l) => {
-                malformed += 1;
-                if !args.status {
-                    eprintln!("wegman: {mname}: {}: {} line, but the key is for {label}", no + 1, l.alg.label());
-                }
-            }
-            None => {
-                malformed += 1;
-                if !args.status {
-                    eprintln!("wegman: {mname}: {}: improperly formatted {label} line", no + 1);
-                }
-            }
-        }
-    }
-    if lines.is_empty() && malformed == 0 {
+    let warn = |msg: std::fmt::Arguments<'_>| {
         if !args.status {
-            eprintln!("wegman: {mname}: no properly formatted {label} lines found");
+            crate::out::warn(msg);
         }
+    };
+    let Parsed { raw, files: lines, seal, malformed } = parse(args, &key, &mname)?;
+    if lines.is_empty() && malformed == 0 && seal.is_none() {
+        warn(format_args!("{mname}: no properly formatted {label} lines found"));
         return Ok(2);
     }
+    let sealed = match &seal {
+        Some((no, s)) => Some(seal_verifies(&key, &raw[..*no], s)?),
+        None => None,
+    };
 
     let (mut failed, mut unreadable, mut verified) = (0usize, 0usize, 0usize);
     let stdout = io::stdout();
     parallel::ordered(
         &lines,
         |_| Ok::<(), String>(()),
-        |l, ()| match input::mac(&key, &l.nonce, Path::new(&l.name), &indicatif::ProgressBar::hidden()) {
-            Ok(mac) => match mac.verify(&l.tag) {
-                Ok(true) => Outcome::Ok,
-                Ok(false) => Outcome::Mismatch,
-                Err(e) => Outcome::Unreadable(io::Error::other(e)),
-            },
-            Err(e) => Outcome::Unreadable(e),
+        |l, ()| {
+            let prefix = if l.version >= 2 { manifest::file_message_prefix(&l.name) } else { Vec::new() };
+            match input::mac(&key, &l.nonce, &prefix, Path::new(&l.name), &indicatif::ProgressBar::hidden()) {
+                Ok(mac) => match mac.verify(&l.tag) {
+                    Ok(true) => Outcome::Ok,
+                    Ok(false) => Outcome::Mismatch,
+                    Err(e) => Outcome::Unreadable(io::Error::other(e)),
+                },
+                Err(e) => Outcome::Unreadable(e),
+            }
         },
         |i, (), outcome| {
             let name = manifest::status_name(&lines[i].name);
@@ -102,37 +159,58 @@ pub fn run(args: &CheckArgs) -> Result<u8, String> {
                 Outcome::Unreadable(e) if args.ignore_missing && e.kind() == io::ErrorKind::NotFound => None,
                 Outcome::Unreadable(e) => {
                     unreadable += 1;
-                    if !args.status {
-                        eprintln!("wegman: {name}: {}", input::describe(&e));
-                    }
+                    warn(format_args!("{name}: {}", input::describe(&e)));
                     Some(format!("{name}: FAILED open or read"))
                 }
             };
             if let (Some(t), false) = (text, args.status) {
                 let mut out = stdout.lock();
-                writeln!(out, "{t}").and_then(|()| out.flush()).map_err(|e| format!("writing output: {e}"))?;
+                writeln!(out, "{t}").and_then(|()| out.flush()).map_err(|e| crate::out::write_error(&e))?;
             }
             Ok::<(), String>(())
         },
     )?;
 
-    if !args.status {
-        if malformed > 0 {
-            eprintln!("wegman: WARNING: {malformed} line{} improperly formatted", plural(malformed, " is", "s are"));
+    let v1 = lines.iter().filter(|l| l.version == 1).count();
+    if malformed > 0 {
+        warn(format_args!("WARNING: {malformed} line{} improperly formatted", plural(malformed, " is", "s are")));
+    }
+    if v1 > 0 {
+        warn(format_args!(
+            "WARNING: {v1} line{} in the old format (version 1): its tag covers the file's content but not its \
+             name",
+            plural(v1, " is", "s are")
+        ));
+    }
+    if unreadable > 0 {
+        warn(format_args!("WARNING: {unreadable} listed file{} could not be read", plural(unreadable, "", "s")));
+    }
+    if failed > 0 {
+        warn(format_args!("WARNING: {failed} computed tag{} did NOT match", plural(failed, "", "s")));
+    }
+    let seal_failed = match sealed {
+        Some(true) => false,
+        Some(false) => {
+            warn(format_args!(
+                "WARNING: {mname}: the seal does NOT verify: lines were removed, added, reordered or changed"
+            ));
+            true
         }
-        if unreadable > 0 {
-            eprintln!("wegman: WARNING: {unreadable} listed file{} could not be read", plural(unreadable, "", "s"));
+        None if args.allow_unsealed => false,
+        None => {
+            warn(format_args!(
+                "WARNING: {mname}: no seal line, so lines could have been removed, added or reordered \
+                 (`wegman tag` ends every manifest with one; --allow-unsealed checks the lines anyway)"
+            ));
+            true
         }
-        if failed > 0 {
-            eprintln!("wegman: WARNING: {failed} computed tag{} did NOT match", plural(failed, "", "s"));
-        }
-        if verified + failed + unreadable == 0 && malformed == 0 {
-            eprintln!("wegman: {mname}: no file was verified");
-        }
+    };
+    if verified + failed + unreadable == 0 && malformed == 0 {
+        warn(format_args!("{mname}: no file was verified"));
     }
     Ok(if malformed > 0 {
         2
-    } else if failed > 0 || unreadable > 0 || verified == 0 {
+    } else if failed > 0 || unreadable > 0 || verified == 0 || seal_failed {
         1
     } else {
         0

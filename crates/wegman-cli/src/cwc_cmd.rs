@@ -9,6 +9,11 @@
 //! file is read twice — once to verify, once to decrypt — and the second
 //! pass must hash to the same value as the first; standard input, pipes,
 //! FIFOs and devices are read once into memory.
+//!
+//! `-o FILE` renames the finished output onto FILE, which would replace
+//! whatever is there: so FILE must be a regular file or not exist. A FIFO,
+//! device, socket, directory or symbolic link (e.g. `/dev/stdout`) is
+//! refused before any work; write to standard output and redirect instead.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
@@ -72,7 +77,7 @@ struct Inputs {
 fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
     let AeadAlg::Cwc = a.alg;
     let bytes: Zeroizing<Vec<u8>> = match (&a.key_hex, &a.key_file) {
-        (Some(hex), None) => Zeroizing::new(hexarg::decode_vec("key", hex)?),
+        (Some(hex), None) => hexarg::decode_secret("key", hex)?,
         (None, Some(path)) => {
             let m = keyfile::read_material(path)?;
             if let Some(alg) = m.alg.as_deref().filter(|a| *a != "cwc") {
@@ -135,8 +140,35 @@ struct Staged {
     dest: Option<PathBuf>,
 }
 
+/// `-o` only ever replaces a regular file (or creates one).
+fn check_destination(dest: Option<&Path>) -> Result<(), String> {
+    let Some(dest) = dest else { return Ok(()) };
+    let meta = match std::fs::symlink_metadata(dest) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("{}: {}", dest.display(), input::describe(&e))),
+    };
+    let t = meta.file_type();
+    if t.is_file() {
+        return Ok(());
+    }
+    let what = if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file (a FIFO, device or socket)"
+    };
+    Err(format!(
+        "{}: -o {what}: -o writes a new file and renames it into place, which would replace it; \
+         write to standard output (no -o, or -o -) and redirect instead",
+        dest.display()
+    ))
+}
+
 impl Staged {
     fn new(dest: Option<&Path>) -> Result<Self, String> {
+        check_destination(dest)?;
         let Some(dest) = dest else {
             let f = tempfile::tempfile().map_err(|e| format!("creating a temporary file: {}", input::describe(&e)))?;
             return Ok(Staged { tmp: None, file: Some(BufWriter::new(f)), dest: None });
@@ -198,7 +230,7 @@ impl Staged {
                 src.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
                 let stdout = io::stdout();
                 let mut out = stdout.lock();
-                io::copy(&mut src, &mut out).and_then(|_| out.flush()).map_err(|e| format!("writing output: {e}"))?;
+                io::copy(&mut src, &mut out).and_then(|_| out.flush()).map_err(|e| crate::out::write_error(&e))?;
             }
         }
         Ok(())
@@ -250,6 +282,7 @@ fn each_chunk(
 }
 
 pub fn seal(a: &AeadArgs) -> Result<u8, String> {
+    check_destination(a.destination())?;
     let inp = inputs(a)?;
     let name = inp.input.display().to_string();
     let mut src = input::open(&inp.input).map_err(|e| format!("{name}: {}", input::describe(&e)))?;
@@ -291,11 +324,12 @@ fn open_in_memory(a: &AeadArgs, inp: &Inputs, all: &[u8], fail: impl Fn() -> Res
 }
 
 pub fn open(a: &AeadArgs) -> Result<u8, String> {
+    check_destination(a.destination())?;
     let inp = inputs(a)?;
     let name = inp.input.display().to_string();
     let rd = |e: io::Error| format!("{name}: {}", input::describe(&e));
     let fail = || {
-        eprintln!("wegman: {name}: authentication FAILED; nothing written");
+        crate::out::warn(format_args!("{name}: authentication FAILED; nothing written"));
         Ok(1)
     };
 
@@ -341,7 +375,7 @@ pub fn open(a: &AeadArgs) -> Result<u8, String> {
         out.write(piece)
     })?;
     if dec.finish().is_err() {
-        eprintln!("wegman: {name}: input changed between verification and decryption; nothing written");
+        crate::out::warn(format_args!("{name}: input changed between verification and decryption; nothing written"));
         return Ok(1);
     }
     buf.iter_mut().for_each(|b| *b = 0);

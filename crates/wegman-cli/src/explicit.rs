@@ -4,21 +4,43 @@
 //! as lowercase hex (32 digits for Poly1305-AES, 8 to 32 for the MMH
 //! family) and a newline; `verify` exits 0 if the tag is valid and 1 if
 //! not; bad arguments or an invalid Poly1305 r exit 2.
+//!
+//! A key file made by `wegman keygen` has a nonce store, and `tag` takes its
+//! nonces from it. `mac` with such a key file and an explicit nonce could
+//! re-issue a tag for a nonce the store already handed out (a repeat that
+//! reveals the key), so it is refused unless `--caller-manages-nonces` says
+//! the nonces of this key are managed elsewhere. `verify` takes any nonce:
+//! checking a tag never uses one up.
 
 use std::path::{Path, PathBuf};
 
-use zeroize::Zeroizing;
-
 use crate::algs::{AnyKey, AnyMac, MacAlg};
-use crate::{ExplicitArgs, KeySource, VerifyArgs, hexarg, input, keyfile};
+use crate::{ExplicitArgs, KeySource, MacArgs, VerifyArgs, hexarg, input, keyfile};
 
-fn key(alg: MacAlg, src: &KeySource) -> Result<AnyKey, String> {
+/// Whether an explicit nonce may be used with a key file that has a nonce store.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ExplicitNonce {
+    /// `verify`, or `mac --caller-manages-nonces`.
+    Allowed,
+    /// `mac` without the flag.
+    OnlyForUnmanagedKeys,
+}
+
+fn key(alg: MacAlg, src: &KeySource, nonce: ExplicitNonce) -> Result<AnyKey, String> {
     let bytes = match (&src.key_hex, &src.key_file) {
-        (Some(hex), None) => Zeroizing::new(hexarg::decode_vec("key", hex)?),
+        (Some(hex), None) => hexarg::decode_secret("key", hex)?,
         (None, Some(path)) => {
             let m = keyfile::read_material(path)?;
             if let Some(other) = m.alg.as_deref().filter(|a| *a != alg.name()) {
                 return Err(format!("{}: this is a {other} key, not a {alg} key", path.display()));
+            }
+            if m.alg.is_some() && nonce == ExplicitNonce::OnlyForUnmanagedKeys {
+                return Err(format!(
+                    "{}: this key's nonces come from its nonce store, and an explicit --nonce-hex could repeat \
+                     one it already handed out (revealing the key); use `wegman tag -k KEYFILE FILE`, which takes \
+                     the next nonce, or add --caller-manages-nonces if this key's nonces are managed elsewhere",
+                    path.display()
+                ));
             }
             m.bytes
         }
@@ -33,14 +55,15 @@ fn key(alg: MacAlg, src: &KeySource) -> Result<AnyKey, String> {
 fn compute<'k>(args: &ExplicitArgs, key: &'k AnyKey) -> Result<AnyMac<'k>, String> {
     let nonce = hexarg::decode::<16>("nonce", &args.nonce_hex)?;
     let path = args.file.clone().unwrap_or_else(|| PathBuf::from("-"));
-    input::mac(key, &nonce, Path::new(&path), &indicatif::ProgressBar::hidden())
+    input::mac(key, &nonce, &[], Path::new(&path), &indicatif::ProgressBar::hidden())
         .map_err(|e| format!("{}: {}", path.display(), input::describe(&e)))
 }
 
-pub fn mac(args: &ExplicitArgs) -> Result<u8, String> {
-    let key = key(args.alg, &args.key)?;
-    let tag = compute(args, &key)?.finalize().map_err(|e| e.to_string())?;
-    println!("{}", hexarg::encode(&tag));
+pub fn mac(args: &MacArgs) -> Result<u8, String> {
+    let policy = if args.caller_manages_nonces { ExplicitNonce::Allowed } else { ExplicitNonce::OnlyForUnmanagedKeys };
+    let key = key(args.common.alg, &args.common.key, policy)?;
+    let tag = compute(&args.common, &key)?.finalize().map_err(|e| e.to_string())?;
+    crate::out::line(hexarg::encode(&tag))?;
     Ok(0)
 }
 
@@ -50,12 +73,12 @@ pub fn verify(args: &VerifyArgs) -> Result<u8, String> {
     if tag.len() != alg.tag_bytes() {
         return Err(format!("tag: {alg} tags are {} hex digits, got {}", 2 * alg.tag_bytes(), 2 * tag.len()));
     }
-    let key = key(alg, &args.common.key)?;
+    let key = key(alg, &args.common.key, ExplicitNonce::Allowed)?;
     let mac = compute(&args.common, &key)?;
     if mac.verify(&tag).map_err(|e| e.to_string())? {
         Ok(0)
     } else {
-        eprintln!("wegman: verification FAILED");
+        crate::out::warn(format_args!("verification FAILED"));
         Ok(1)
     }
 }

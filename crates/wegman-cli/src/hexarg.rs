@@ -1,4 +1,12 @@
 //! Hex arguments: exact lengths, clear errors.
+//!
+//! Key material is decoded by [`decode_secret`] only: RustCrypto's
+//! `base16ct`, which turns each digit into its value with arithmetic
+//! (no branch, no table lookup on the digit) and checks all digits at once
+//! at the end. The other decoders here are for public values (nonces, tags,
+//! associated data) and may branch on them.
+
+use zeroize::Zeroizing;
 
 /// Decode exactly `N` bytes from hex (either case), naming `what` on error.
 pub fn decode<const N: usize>(what: &str, s: &str) -> Result<[u8; N], String> {
@@ -39,7 +47,20 @@ pub fn encode_secret_into(b: &[u8], out: &mut String) {
     }
 }
 
-/// Decode any even number of hex digits.
+/// Decode secret key material (any even number of hex digits, either case)
+/// in constant time, into a buffer wiped on drop. Only the length, and
+/// whether every digit was valid, decide anything.
+pub fn decode_secret(what: &str, s: &str) -> Result<Zeroizing<Vec<u8>>, String> {
+    let s = s.trim_ascii();
+    if !s.len().is_multiple_of(2) {
+        return Err(format!("{what}: not a hex string of whole bytes"));
+    }
+    let mut out = Zeroizing::new(vec![0u8; s.len() / 2]);
+    base16ct::mixed::decode(s, &mut out[..]).map_err(|_| format!("{what}: not a hex string of whole bytes"))?;
+    Ok(out)
+}
+
+/// Decode any even number of hex digits of a public value.
 pub fn decode_vec(what: &str, s: &str) -> Result<Vec<u8>, String> {
     let s = s.trim();
     if !s.len().is_multiple_of(2) || !s.bytes().all(|c| c.is_ascii_hexdigit()) {
@@ -51,6 +72,20 @@ pub fn decode_vec(what: &str, s: &str) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secret_decoding_is_exact() {
+        let all: Vec<u8> = (0..=255).collect();
+        let lower = encode(&all);
+        assert_eq!(*decode_secret("key", &lower).unwrap(), all);
+        assert_eq!(*decode_secret("key", &lower.to_uppercase()).unwrap(), all);
+        assert_eq!(*decode_secret("key", &format!(" {lower}\n")).unwrap(), all);
+        assert_eq!(*decode_secret("key", "").unwrap(), Vec::<u8>::new());
+        for bad in ["0", "0g", "g0", "00 11", "-1", "0x00", "é0"] {
+            let e = decode_secret("key", bad).unwrap_err();
+            assert_eq!(e, "key: not a hex string of whole bytes", "{bad:?}");
+        }
+    }
 
     #[test]
     fn hex_matches_format() {

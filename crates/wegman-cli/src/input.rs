@@ -20,10 +20,18 @@ pub fn size_hint(path: &Path) -> u64 {
     std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
 }
 
-/// Stream `path` through the MAC under `key` and `nonce`.
-pub fn mac<'k>(key: &'k AnyKey, nonce: &[u8; 16], path: &Path, progress: &ProgressBar) -> io::Result<AnyMac<'k>> {
+/// Stream `prefix` and then the contents of `path` through the MAC under
+/// `key` and `nonce`.
+pub fn mac<'k>(
+    key: &'k AnyKey,
+    nonce: &[u8; 16],
+    prefix: &[u8],
+    path: &Path,
+    progress: &ProgressBar,
+) -> io::Result<AnyMac<'k>> {
     let mut input = open(path)?;
     let mut mac = key.start(nonce);
+    mac.update(prefix).map_err(io::Error::other)?;
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = match input.read(&mut buf) {

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use wegman::nonce::{NonceStore, state_path_for_new_key};
+use wegman::nonce::{KeyBinding, NonceStore, state_path_for_new_key};
 use wegman::poly1305aes::{KEY_BYTES, Key, clamp};
 use zeroize::Zeroizing;
 
@@ -52,7 +52,7 @@ pub fn keygen(path: &Path, alg: MacAlg) -> Result<(), String> {
     drop(f);
     let created = written
         .map_err(|e| format!("{}: {e}", path.display()))
-        .and_then(|()| NonceStore::create(&state).map_err(|e| e.to_string()));
+        .and_then(|()| NonceStore::create(&state, &KeyBinding::derive(alg.name(), &kr[..])).map_err(|e| e.to_string()));
     if let Err(e) = created {
         let _ = std::fs::remove_file(path);
         return Err(e);
@@ -89,20 +89,26 @@ pub fn read_material(path: &Path) -> Result<Material, String> {
     } else {
         (None, text.trim())
     };
-    let bytes = Zeroizing::new(hexarg::decode_vec("key", hex).map_err(|e| format!("{}: {e}", path.display()))?);
+    let bytes = hexarg::decode_secret("key", hex).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(Material { alg, bytes })
 }
 
 /// Read a key file for `tag`/`check`: it must be in the wegman format and
 /// name its algorithm; `want`, if given, must agree.
 pub fn read_any(path: &Path, want: Option<MacAlg>) -> Result<AnyKey, String> {
+    read_managed(path, want).map(|(key, _)| key)
+}
+
+/// As [`read_any`], with the binding of the key's nonce state.
+pub fn read_managed(path: &Path, want: Option<MacAlg>) -> Result<(AnyKey, KeyBinding), String> {
     let m = read_material(path)?;
     let name = m.alg.as_deref().ok_or_else(|| format!("{}: not a wegman key file (no algorithm)", path.display()))?;
     let alg = MacAlg::from_name(name).ok_or_else(|| format!("{}: unsupported algorithm {name:?}", path.display()))?;
     if let Some(w) = want.filter(|w| *w != alg) {
         return Err(format!("{}: this is a {alg} key, not a {w} key", path.display()));
     }
-    AnyKey::from_bytes(alg, &m.bytes, false).map_err(|e| format!("{}: {e}", path.display()))
+    let key = AnyKey::from_bytes(alg, &m.bytes, false).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((key, KeyBinding::derive(alg.name(), &m.bytes)))
 }
 
 /// A Poly1305-AES key from 32 bytes `k || r`.

@@ -11,6 +11,7 @@ mod hexarg;
 mod input;
 mod keyfile;
 mod manifest;
+mod out;
 mod parallel;
 mod progress;
 mod selftest;
@@ -48,7 +49,7 @@ enum Command {
     /// Verify the files listed in a manifest made by `wegman tag`.
     Check(check::CheckArgs),
     /// Print the tag of one input under an explicit key and nonce.
-    Mac(ExplicitArgs),
+    Mac(MacArgs),
     /// Verify a tag of one input under an explicit key and nonce (exit 0 valid, 1 invalid).
     Verify(VerifyArgs),
     /// Authenticated encryption: write ciphertext || tag.
@@ -89,6 +90,17 @@ struct ExplicitArgs {
 }
 
 #[derive(Args)]
+struct MacArgs {
+    #[command(flatten)]
+    common: ExplicitArgs,
+    /// Allow --nonce-hex with a key file made by `wegman keygen`, whose nonces
+    /// otherwise come only from its nonce store (`wegman tag`): you promise
+    /// that this nonce was never used with this key, by the store or by you.
+    #[arg(long)]
+    caller_manages_nonces: bool,
+}
+
+#[derive(Args)]
 struct VerifyArgs {
     #[command(flatten)]
     common: ExplicitArgs,
@@ -101,9 +113,18 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
             // clap: help/version are not errors; everything else is usage (2)
-            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+            let code = if e.use_stderr() { 2 } else { 0 };
+            return match e.print() {
+                Ok(()) => ExitCode::from(code),
+                Err(err) => {
+                    let msg = out::write_error(&err);
+                    if msg != out::CLOSED_PIPE {
+                        out::warn(msg);
+                    }
+                    ExitCode::from(2)
+                }
+            };
         }
     };
     let result = match cli.command {
@@ -119,7 +140,9 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(msg) => {
-            eprintln!("wegman: {msg}");
+            if msg != out::CLOSED_PIPE {
+                out::warn(msg);
+            }
             ExitCode::from(2)
         }
     }

@@ -4,8 +4,10 @@
 //!    Bernstein, "The Poly1305-AES message-authentication code" (2005), as
 //!    corrected in shared/vectors/poly1305aes.json (group paper-appendix-A),
 //!    through one-shot, streaming and verify.
-//! 2. Makes a throw-away key in a temporary directory, tags a sample file,
-//!    checks it, tampers with it and checks again, printing what it does.
+//! 2. Makes a throw-away key in a fresh private temporary directory (a new
+//!    random name, mode 0700, created by `tempfile`: never a predictable
+//!    path another user could have planted), tags a sample file, checks it,
+//!    tampers with it and checks again, printing what it does.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,6 +15,7 @@ use std::process::Command;
 use wegman::poly1305aes::{Key, Poly1305Aes, authenticate, verify};
 
 use crate::hexarg;
+use crate::out::line;
 
 /// (k, r, n, m, tag), hex, from Appendix A.
 const APPENDIX_A: [(&str, &str, &str, &str, &str); 4] = [
@@ -47,16 +50,12 @@ const APPENDIX_A: [(&str, &str, &str, &str, &str); 4] = [
     ),
 ];
 
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex")).collect()
-}
-
 fn appendix_a() -> Result<(), String> {
     for (i, (k, r, n, m, t)) in APPENDIX_A.iter().enumerate() {
-        let key = Key::from_slice(&unhex(&format!("{k}{r}"))).map_err(|e| e.to_string())?;
-        let n: [u8; 16] = unhex(n).try_into().expect("16");
-        let t: [u8; 16] = unhex(t).try_into().expect("16");
-        let m = unhex(m);
+        let key = Key::from_slice(&hexarg::decode_vec("key", &format!("{k}{r}"))?).map_err(|e| e.to_string())?;
+        let n = hexarg::decode::<16>("nonce", n)?;
+        let t = hexarg::decode::<16>("tag", t)?;
+        let m = hexarg::decode_vec("message", m)?;
         let got = authenticate(&key, &n, &m);
         let mut stream = Poly1305Aes::new(&key, &n);
         for b in m.chunks(5) {
@@ -66,13 +65,13 @@ fn appendix_a() -> Result<(), String> {
         let mut bad = t;
         bad[0] ^= 1;
         let ok = got == t && streamed == t && verify(&key, &t, &n, &m).is_ok() && verify(&key, &bad, &n, &m).is_err();
-        println!(
+        line(format_args!(
             "  Appendix A #{} ({:2}-byte message): tag {} {}",
             i + 1,
             m.len(),
             hexarg::encode(&got),
             if ok { "ok" } else { "MISMATCH" }
-        );
+        ))?;
         if !ok {
             return Err(format!("self-check failed on Appendix A example {}", i + 1));
         }
@@ -91,25 +90,28 @@ fn wegman(dir: &Path, args: &[&str]) -> Result<(i32, String, String), String> {
 }
 
 pub fn run() -> Result<u8, String> {
-    println!(
+    line(format_args!(
         "wegman {} self-test (backend: {})",
         env!("CARGO_PKG_VERSION"),
         wegman::platform::Platform::detect().name()
-    );
-    println!("1. Poly1305-AES against the paper's Appendix A:");
+    ))?;
+    line("1. Poly1305-AES against the paper's Appendix A:")?;
     appendix_a()?;
 
-    println!("2. Tagging and checking a sample file (in a temporary directory):");
-    let dir = std::env::temp_dir().join(format!("wegman-selftest-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    line("2. Tagging and checking a sample file (in a temporary directory):")?;
+    let tmp = tempfile::Builder::new()
+        .prefix("wegman-selftest-")
+        .tempdir()
+        .map_err(|e| format!("creating a temporary directory: {}", crate::input::describe(&e)))?;
+    let dir = tmp.path();
     let result = (|| {
         let sample = "The sender must never use the same nonce for two different messages.\n";
         std::fs::write(dir.join("sample.txt"), sample).map_err(|e| e.to_string())?;
         let step = |args: &[&str], want: i32| -> Result<String, String> {
-            let (code, out, err) = wegman(&dir, args)?;
-            println!("  $ wegman {}   -> exit {code}", args.join(" "));
+            let (code, out, err) = wegman(dir, args)?;
+            line(format_args!("  $ wegman {}   -> exit {code}", args.join(" ")))?;
             for l in out.lines().chain(err.lines()) {
-                println!("      {l}");
+                line(format_args!("      {l}"))?;
             }
             if code != want {
                 return Err(format!("`wegman {}` exited {code}, expected {want}", args.join(" ")));
@@ -121,12 +123,13 @@ pub fn run() -> Result<u8, String> {
         std::fs::write(dir.join("MANIFEST"), manifest).map_err(|e| e.to_string())?;
         step(&["check", "-k", "demo.key", "MANIFEST"], 0)?;
         std::fs::write(dir.join("sample.txt"), sample.replace("never", "always")).map_err(|e| e.to_string())?;
-        println!("  (sample.txt tampered with)");
+        line("  (sample.txt tampered with)")?;
         step(&["check", "-k", "demo.key", "MANIFEST"], 1)?;
         Ok::<(), String>(())
     })();
-    let _ = std::fs::remove_dir_all(&dir);
+    let removed = tmp.close().map_err(|e| format!("removing the temporary directory: {e}"));
     result?;
-    println!("self-test passed");
+    removed?;
+    line("self-test passed")?;
     Ok(0)
 }

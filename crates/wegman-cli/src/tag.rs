@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use wegman::nonce::{DEFAULT_RESERVE, NonceStore, state_path_for_key};
+use wegman::nonce::{DEFAULT_RESERVE, NonceError, NonceStore, state_path_for_key};
 
 use crate::algs::MacAlg;
 use crate::{input, keyfile, manifest, parallel, progress};
@@ -21,6 +21,11 @@ pub struct TagArgs {
     /// larger means fewer disk syncs, smaller wastes fewer nonces after a crash).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_RESERVE)]
     nonce_reserve: u64,
+    /// Bind a nonce state written by an older wegman (format v1, which does
+    /// not name its key) to this key, once. Only if you are sure the state
+    /// is this key's own: another key's counter can repeat nonces.
+    #[arg(long)]
+    adopt_nonce_state: bool,
     /// Files to tag; `-` is standard input.
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
@@ -36,29 +41,46 @@ pub fn run(args: &TagArgs) -> Result<u8, String> {
             manifest::status_name(&bad.to_string_lossy())
         ));
     }
-    let key = keyfile::read_any(&args.key, args.alg)?;
+    let (key, binding) = keyfile::read_managed(&args.key, args.alg)?;
     let state = state_path_for_key(&args.key).map_err(|e| e.to_string())?;
-    let mut store = NonceStore::open(&state).map_err(|e| e.to_string())?.with_reserve(args.nonce_reserve);
-    // Nonces are claimed in file order just before each file is read; a
-    // nonce claimed by a file that then fails to read is never used again.
+    if args.adopt_nonce_state {
+        NonceStore::adopt(&state, &binding).map_err(|e| e.to_string())?;
+    }
+    let mut store = NonceStore::open(&state, &binding)
+        .map_err(|e| match e {
+            NonceError::Unbound(_) => format!("{e} (--adopt-nonce-state)"),
+            e => e.to_string(),
+        })?
+        .with_reserve(args.nonce_reserve);
+    // The seal's nonce is claimed first, so that the seal can be computed
+    // as the lines are written; then the files' nonces, in file order, just
+    // before each file is read (a nonce claimed by a file that then fails to
+    // read is never used again).
+    let seal_nonce = store.next_nonce().map_err(|e| e.to_string())?;
+    let mut sealer = manifest::Sealer::new(key.start(&seal_nonce)).map_err(|e| e.to_string())?;
     let bar = progress::bar(args.files.iter().map(|f| input::size_hint(f)).sum());
     let mut status = 0u8;
     let stdout = std::io::stdout();
     parallel::ordered(
         &args.files,
         |_| store.next_nonce().map_err(|e| e.to_string()),
-        |path, nonce| input::mac(&key, nonce, path, &bar).and_then(|m| m.finalize().map_err(std::io::Error::other)),
+        |path, nonce| {
+            let prefix = manifest::file_message_prefix(&path.to_string_lossy());
+            input::mac(&key, nonce, &prefix, path, &bar).and_then(|m| m.finalize().map_err(std::io::Error::other))
+        },
         |i, nonce, res| {
             let name = args.files[i].to_string_lossy();
             match res {
                 Ok(tag) => {
+                    let line = manifest::format(key.alg(), &name, &nonce, &tag);
+                    sealer.line(line.as_bytes()).map_err(|e| e.to_string())?;
                     let mut out = stdout.lock();
-                    writeln!(out, "{}", manifest::format(key.alg(), &name, &nonce, &tag))
-                        .and_then(|()| out.flush())
-                        .map_err(|e| format!("writing output: {}", input::describe(&e)))?;
+                    writeln!(out, "{line}").and_then(|()| out.flush()).map_err(|e| crate::out::write_error(&e))?;
                 }
                 Err(e) => {
-                    bar.suspend(|| eprintln!("wegman: {}: {}", manifest::status_name(&name), input::describe(&e)));
+                    bar.suspend(|| {
+                        crate::out::warn(format_args!("{}: {}", manifest::status_name(&name), input::describe(&e)))
+                    });
                     status = 1;
                 }
             }
@@ -66,6 +88,9 @@ pub fn run(args: &TagArgs) -> Result<u8, String> {
         },
     )?;
     bar.finish_and_clear();
+    let lines = sealer.lines();
+    let seal = sealer.finish().and_then(|m| m.finalize()).map_err(|e| e.to_string())?;
+    crate::out::line(manifest::format_seal(key.alg(), lines, &seal_nonce, &seal))?;
     store.close().map_err(|e| e.to_string())?;
     Ok(status)
 }

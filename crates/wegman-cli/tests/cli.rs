@@ -216,14 +216,17 @@ fn tag_then_check_all_ok() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let manifest = text(&out.stdout);
     let lines: Vec<&str> = manifest.lines().collect();
-    assert_eq!(lines.len(), 3);
+    assert_eq!(lines.len(), 4);
+    // nonce 0 seals the manifest; the files get 1, 2, 3
     for (i, (line, name)) in lines.iter().zip(["a.txt", "empty", "big"]).enumerate() {
         let mut nonce = [0u8; 16];
-        nonce[0] = i as u8;
-        let prefix = format!("POLY1305-AES ({name}) nonce={} = ", hex::encode(nonce));
+        nonce[0] = i as u8 + 1;
+        let prefix = format!("POLY1305-AES/2 ({name}) nonce={} = ", hex::encode(nonce));
         assert!(line.starts_with(&prefix), "{line}");
         assert_eq!(line.len(), prefix.len() + 32);
     }
+    let seal = format!("POLY1305-AES/2 MANIFEST lines=3 nonce={} = ", hex::encode([0u8; 16]));
+    assert!(lines[3].starts_with(&seal) && lines[3].len() == seal.len() + 32, "{}", lines[3]);
     f.write("MANIFEST", manifest.as_bytes());
     let out = f.run(&["check", "-k", "key", "MANIFEST"]);
     assert_eq!(out.status.code(), Some(0));
@@ -245,7 +248,7 @@ fn tag_then_check_all_ok() {
     assert_eq!(out.status.code(), Some(0));
     // a second tag run continues the nonce sequence
     let out = f.run(&["tag", "-k", "key", "a.txt"]);
-    assert!(text(&out.stdout).contains("nonce=03000000000000000000000000000000"));
+    assert!(text(&out.stdout).contains("nonce=05000000000000000000000000000000"));
 }
 
 #[test]
@@ -272,12 +275,16 @@ fn check_reports_tampering_missing_and_malformed() {
     let last = l.chars().last().unwrap();
     lines[2] = format!("{}{}", &l[..l.len() - 1], if last == '0' { '1' } else { '0' });
     let l0 = lines[0].clone();
-    lines[0] = l0.replacen("nonce=00", "nonce=10", 1);
+    lines[0] = l0.replacen("nonce=01", "nonce=11", 1);
     f.write("M2", (lines.join("\n") + "\n").as_bytes());
     let out = f.run(&["check", "-k", "key", "M2"]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(text(&out.stdout), "one: FAILED\ntwo: OK\nthree: FAILED\nfour: OK\n");
-    assert_eq!(text(&out.stderr), "wegman: WARNING: 2 computed tags did NOT match\n");
+    assert_eq!(
+        text(&out.stderr),
+        "wegman: WARNING: 2 computed tags did NOT match\n\
+         wegman: WARNING: M2: the seal does NOT verify: lines were removed, added, reordered or changed\n"
+    );
 
     // missing file
     std::fs::remove_file(f.path("three")).unwrap();
@@ -298,14 +305,15 @@ fn check_reports_tampering_missing_and_malformed() {
     // malformed line: strict, exit 2, well-formed lines still checked
     f.write("three", b"three");
     let mut lines: Vec<String> = manifest.lines().map(String::from).collect();
-    lines.insert(1, "POLY1305-AES (two) nonce=zz = 00".into());
+    lines.insert(1, "POLY1305-AES/2 (two) nonce=zz = 00".into());
     f.write("M3", (lines.join("\n") + "\n").as_bytes());
     let out = f.run(&["check", "-k", "key", "M3"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(text(&out.stdout), "one: OK\ntwo: OK\nthree: OK\nfour: OK\n");
     assert_eq!(
         text(&out.stderr),
-        "wegman: M3: 2: improperly formatted POLY1305-AES line\nwegman: WARNING: 1 line is improperly formatted\n"
+        "wegman: M3: 2: improperly formatted POLY1305-AES line\nwegman: WARNING: 1 line is improperly formatted\n\
+         wegman: WARNING: M3: the seal does NOT verify: lines were removed, added, reordered or changed\n"
     );
 
     // wrong key: every line fails
@@ -329,9 +337,9 @@ fn awkward_file_names_are_escaped_like_coreutils() {
     let out = f.run(&["tag", "-k", "key", "new\nline", "back\\slash"]);
     let manifest = text(&out.stdout);
     let lines: Vec<&str> = manifest.lines().collect();
-    assert_eq!(lines.len(), 2);
-    assert!(lines[0].starts_with("\\POLY1305-AES (new\\nline) nonce="), "{}", lines[0]);
-    assert!(lines[1].starts_with("\\POLY1305-AES (back\\\\slash) nonce="), "{}", lines[1]);
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0].starts_with("\\POLY1305-AES/2 (new\\nline) nonce="), "{}", lines[0]);
+    assert!(lines[1].starts_with("\\POLY1305-AES/2 (back\\\\slash) nonce="), "{}", lines[1]);
     f.write("M", manifest.as_bytes());
     let out = f.run(&["check", "-k", "key", "M"]);
     assert_eq!(out.status.code(), Some(0));
@@ -344,8 +352,10 @@ fn tag_of_unreadable_file_exits_1_and_still_tags_the_rest() {
     f.write("ok", b"fine");
     let out = f.run(&["tag", "-k", "key", "missing", "ok"]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(text(&out.stdout).lines().count(), 1);
-    assert!(text(&out.stdout).starts_with("POLY1305-AES (ok) nonce=01"));
+    // the file line and the seal (which covers the one line written)
+    assert_eq!(text(&out.stdout).lines().count(), 2);
+    assert!(text(&out.stdout).starts_with("POLY1305-AES/2 (ok) nonce=02"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).lines().nth(1).unwrap().starts_with("POLY1305-AES/2 MANIFEST lines=1 nonce=00"));
     assert_eq!(text(&out.stderr), "wegman: missing: No such file or directory\n");
 }
 

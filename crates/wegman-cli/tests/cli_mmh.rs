@@ -94,8 +94,10 @@ fn keygen_tag_check_with_alg() {
         let out = run(wegman().current_dir(d).args(["tag", "-k", &key, "a", "b"]));
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let manifest = text(&out.stdout);
-        for line in manifest.lines() {
-            assert!(line.starts_with(&format!("{label} (")), "{line}");
+        assert_eq!(manifest.lines().count(), 3);
+        for (i, line) in manifest.lines().enumerate() {
+            let start = if i < 2 { format!("{label}/2 (") } else { format!("{label}/2 MANIFEST lines=2 ") };
+            assert!(line.starts_with(&start), "{line}");
             assert_eq!(line.rsplit(" = ").next().unwrap().len(), hexlen, "{line}");
         }
         std::fs::write(d.join("M"), &manifest).unwrap();

@@ -11,7 +11,8 @@
 //! out. Before handing out nonce `x`, the store makes sure `x < s` is on
 //! stable storage, reserving a block of nonces at a time:
 //!
-//! 1. write the new safe nonce to `KEY.nonce.tmp`, fsync it;
+//! 1. write the new safe nonce to `KEY.nonce.tmp` (created afresh, mode
+//!    0600), fsync it;
 //! 2. rename it over `KEY.nonce`; fsync the directory;
 //! 3. only then hand out nonces below the new value.
 //!
@@ -20,18 +21,48 @@
 //! the rest of a reserved block is skipped. [`NonceStore::close`] writes back
 //! the first unused nonce so a clean exit wastes nothing. A missing or
 //! corrupt state file, or any I/O error, is an error: the store never guesses.
-//! An exclusive lock on `KEY.nonce.lock` keeps two processes from sharing a
-//! block.
+//!
+//! **Locking.** An exclusive lock on `KEY.nonce.lock` keeps two processes
+//! from sharing a block. A lock only excludes others while the file it is
+//! on is still the one at that path, so the store checks that after locking
+//! (retrying if the file was replaced meanwhile), again before every
+//! reservation and before giving nonces back; and it reserves or gives back
+//! only when the safe nonce on disk is still the one it wrote last. If the
+//! lock file was removed or the state changed under it, the store stops with
+//! [`NonceError::Conflict`] and never moves the safe nonce backwards.
+//!
+//! **Binding to the key.** The state names its key and is authenticated
+//! under it: [`KeyBinding`] derives, with HMAC-SHA-256 keyed by the key
+//! material, a public key id and a state-authentication key. The file holds
+//! the key id, the safe nonce and an HMAC of both, so a state that belongs
+//! to another key (a key file renamed onto a path with a leftover state) is
+//! refused as [`NonceError::WrongKey`], and an edited one as
+//! [`NonceError::Corrupt`]. What binding cannot catch is a *genuine older
+//! state of the same key* restored from a backup: it authenticates as well
+//! as it did the day it was written. Restoring one rolls the counter back
+//! and can repeat nonces; after a restore, make a new key (or advance the
+//! state past every nonce used since the backup).
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
+#[cfg(unix)]
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
+use zeroize::Zeroizing;
 
 /// How many nonces are reserved on disk at a time by default.
 pub const DEFAULT_RESERVE: u64 = 1024;
 
-const MAGIC: &str = "wegman-nonce-state v1";
+/// The state format this version writes: bound to its key.
+const MAGIC: &str = "wegman-nonce-state v2";
+/// The unbound format of earlier versions: read only by [`NonceStore::adopt`].
+const MAGIC_V1: &str = "wegman-nonce-state v1";
+/// How often `lock` retries when the lock file is replaced under it.
+const LOCK_ATTEMPTS: usize = 100;
 
 /// Why the nonce store refused to continue.
 #[derive(Debug)]
@@ -46,12 +77,34 @@ pub enum NonceError {
         /// What is wrong with it.
         why: &'static str,
     },
+    /// The state file belongs to another key: using its counter could
+    /// repeat nonces of this key.
+    WrongKey {
+        /// The file.
+        path: PathBuf,
+        /// The key id the file names.
+        found: [u8; 16],
+        /// This key's id.
+        expected: [u8; 16],
+    },
+    /// The state file is in the unbound version-1 format of earlier wegman
+    /// versions: [`NonceStore::adopt`] binds it to a key.
+    Unbound(PathBuf),
     /// `create` found a state file already there.
     AlreadyExists(PathBuf),
     /// The state path is a symbolic link: renaming a new state over it would
     /// replace the link, not its target, and the target would keep counting
     /// on its own, so the store refuses it.
     Symlink(PathBuf),
+    /// The lock or the state changed while this store held the lock (the
+    /// lock file was removed or replaced, or another writer moved the safe
+    /// nonce): the store hands out no more nonces.
+    Conflict {
+        /// The state file.
+        path: PathBuf,
+        /// What changed.
+        why: String,
+    },
     /// The counter reached 2^128 - 1.
     Exhausted,
     /// An operating-system error.
@@ -77,12 +130,32 @@ impl fmt::Display for NonceError {
             NonceError::Corrupt { path, why } => {
                 write!(f, "nonce state {} is corrupt ({why}); refusing to guess a safe nonce", path.display())
             }
+            NonceError::WrongKey { path, found, expected } => write!(
+                f,
+                "nonce state {} belongs to another key (key id {}, this key is {}): was a key file renamed or \
+                 copied over another? Refusing it: another key's counter could repeat this key's nonces",
+                path.display(),
+                hex(found),
+                hex(expected)
+            ),
+            NonceError::Unbound(p) => write!(
+                f,
+                "nonce state {} is in the old unbound format (v1), which does not name its key; adopt it for \
+                 this key only if you are sure it is this key's state",
+                p.display()
+            ),
             NonceError::AlreadyExists(p) => write!(f, "nonce state {} already exists", p.display()),
             NonceError::Symlink(p) => write!(
                 f,
                 "nonce state {} is a symbolic link; refusing it (updating it would replace the link and let the \
                  state it points to repeat nonces); keep the state file itself beside the key",
                 p.display()
+            ),
+            NonceError::Conflict { path, why } => write!(
+                f,
+                "nonce state {} changed while this process held its lock ({why}); stopping without handing out \
+                 or giving back nonces",
+                path.display()
             ),
             NonceError::Exhausted => f.write_str("all 2^128 - 1 nonces of this key have been used"),
             NonceError::Io { op, path, source } => write!(f, "{op} {}: {source}", path.display()),
@@ -101,6 +174,68 @@ impl std::error::Error for NonceError {
 
 fn io_err<'a>(op: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> NonceError + use<'a> {
     move |source| NonceError::Io { op, path: path.to_path_buf(), source }
+}
+
+fn conflict(path: &Path, why: impl Into<String>) -> NonceError {
+    NonceError::Conflict { path: path.to_path_buf(), why: why.into() }
+}
+
+/// Lowercase hex of public bytes (nonces, key ids, the state's HMAC).
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// What ties a state file to one key: a public key id and a secret key
+/// that authenticates the state, both derived from the key material with
+/// HMAC-SHA-256 (keyed by the key, domain-separated by purpose and
+/// algorithm name), so the key file itself needs no extra field and every
+/// copy of one key finds the same id.
+///
+/// ```
+/// use wegman::nonce::KeyBinding;
+/// let a = KeyBinding::derive("poly1305aes", &[1u8; 32]);
+/// assert_eq!(a.id(), KeyBinding::derive("poly1305aes", &[1u8; 32]).id());
+/// assert_ne!(a.id(), KeyBinding::derive("poly1305aes", &[2u8; 32]).id());
+/// assert_ne!(a.id(), KeyBinding::derive("mmh32", &[1u8; 32]).id());
+/// ```
+#[derive(Clone)]
+pub struct KeyBinding {
+    id: [u8; 16],
+    mac_key: Zeroizing<[u8; 32]>,
+}
+
+impl KeyBinding {
+    /// The binding of the key `key` (raw key bytes) for algorithm `alg` (the
+    /// name the key file gives, e.g. `poly1305aes`).
+    pub fn derive(alg: &str, key: &[u8]) -> Self {
+        let prf = |purpose: &str| {
+            let mut m = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC accepts keys of any length");
+            for part in ["wegman nonce state", purpose, alg] {
+                m.update(part.as_bytes());
+                m.update(&[0]);
+            }
+            let out: [u8; 32] = m.finalize().into_bytes().into();
+            Zeroizing::new(out)
+        };
+        let mut id = [0u8; 16];
+        id.copy_from_slice(&prf("key id")[..16]);
+        KeyBinding { id, mac_key: prf("state authentication key") }
+    }
+
+    /// The public key id a state file of this key names.
+    pub fn id(&self) -> [u8; 16] {
+        self.id
+    }
+
+    fn mac(&self) -> Hmac<Sha256> {
+        <Hmac<Sha256> as KeyInit>::new_from_slice(&self.mac_key[..]).expect("32-byte key")
+    }
+}
+
+impl fmt::Debug for KeyBinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeyBinding").field("id", &hex(&self.id)).finish_non_exhaustive()
+    }
 }
 
 /// The state file that belongs to a key file: `KEY.nonce` beside the key
@@ -146,24 +281,30 @@ pub fn nonce_bytes(counter: u128) -> [u8; 16] {
 /// Crash-safe source of unique nonces for one key.
 ///
 /// ```
-/// use wegman::nonce::NonceStore;
+/// use wegman::nonce::{KeyBinding, NonceStore};
 /// let dir = std::env::temp_dir().join(format!("wegman-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let state = dir.join("key.nonce");
 /// # let _ = std::fs::remove_file(&state);
-/// NonceStore::create(&state).unwrap();
-/// let mut store = NonceStore::open(&state).unwrap();
+/// let key = KeyBinding::derive("poly1305aes", &[7u8; 32]); // from the key's bytes
+/// NonceStore::create(&state, &key).unwrap();
+/// let mut store = NonceStore::open(&state, &key).unwrap();
 /// let a = store.next_nonce().unwrap();
 /// let b = store.next_nonce().unwrap();
 /// assert_ne!(a, b);
 /// store.close().unwrap();
-/// let mut again = NonceStore::open(&state).unwrap();
+/// let mut again = NonceStore::open(&state, &key).unwrap();
 /// assert_eq!(again.next_nonce().unwrap()[0], 2); // continues, never repeats
-/// # drop(again); std::fs::remove_dir_all(&dir).unwrap();
+/// // another key's store is refused
+/// let other = KeyBinding::derive("poly1305aes", &[8u8; 32]);
+/// # drop(again);
+/// assert!(NonceStore::open(&state, &other).is_err());
+/// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 pub struct NonceStore {
     path: PathBuf,
-    _lock: File,
+    lock: Lock,
+    key: KeyBinding,
     next: u128,
     limit: u128,
     reserve: u64,
@@ -176,24 +317,47 @@ impl fmt::Debug for NonceStore {
 }
 
 impl NonceStore {
-    /// Create a new state file whose safe nonce is 0. Fails if one exists
-    /// (checked under the lock, so two racing creators cannot both succeed).
-    pub fn create(path: &Path) -> Result<(), NonceError> {
-        let _lock = lock(path)?;
+    /// Create a new state file for `key` whose safe nonce is 0. Fails if one
+    /// exists (checked under the lock, so two racing creators cannot both
+    /// succeed).
+    pub fn create(path: &Path, key: &KeyBinding) -> Result<(), NonceError> {
+        let _lock = Lock::acquire(path)?;
         if fs::symlink_metadata(path).is_ok() {
             return Err(NonceError::AlreadyExists(path.to_path_buf()));
         }
-        persist(path, 0)
+        persist(path, key, 0)
     }
 
-    /// Open and lock the state file. Refuses a state path that is a symbolic link.
-    pub fn open(path: &Path) -> Result<Self, NonceError> {
-        let lock = lock(path)?;
-        if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(NonceError::Symlink(path.to_path_buf()));
+    /// Open and lock the state file of `key`. Refuses a state path that is a
+    /// symbolic link, a state of another key and an unbound (v1) state.
+    pub fn open(path: &Path, key: &KeyBinding) -> Result<Self, NonceError> {
+        let lock = Lock::acquire(path)?;
+        refuse_symlink(path)?;
+        let safe = read_state(path, key)?;
+        Ok(NonceStore {
+            path: path.to_path_buf(),
+            lock,
+            key: key.clone(),
+            next: safe,
+            limit: safe,
+            reserve: DEFAULT_RESERVE,
+        })
+    }
+
+    /// Bind an unbound version-1 state (from wegman versions before the
+    /// binding) to `key`, keeping its safe nonce. Only for a state you know
+    /// is this key's: adopting another key's state repeats nonces. A state
+    /// already bound to `key` is left as it is; one bound to another key is
+    /// refused.
+    pub fn adopt(path: &Path, key: &KeyBinding) -> Result<(), NonceError> {
+        let _lock = Lock::acquire(path)?;
+        refuse_symlink(path)?;
+        let text = read_text(path)?;
+        if let Ok(Decoded::Bound { .. }) | Err(_) = decode(&text) {
+            return read_state(path, key).map(|_| ());
         }
-        let safe = read_state(path)?;
-        Ok(NonceStore { path: path.to_path_buf(), _lock: lock, next: safe, limit: safe, reserve: DEFAULT_RESERVE })
+        let safe = decode_v1(&text).map_err(|why| NonceError::Corrupt { path: path.to_path_buf(), why })?;
+        persist(path, key, safe)
     }
 
     /// Reserve `n` (at least 1) nonces per disk write instead of the default.
@@ -214,8 +378,9 @@ impl NonceStore {
             self.limit = u128::MAX;
         }
         if self.next >= self.limit {
+            self.check_still_ours()?;
             let new_limit = self.next.saturating_add(u128::from(self.reserve));
-            persist(&self.path, new_limit)?;
+            persist(&self.path, &self.key, new_limit)?;
             self.limit = new_limit;
         }
         let n = self.next;
@@ -223,34 +388,155 @@ impl NonceStore {
         Ok(nonce_bytes(n))
     }
 
-    /// Give back the unused rest of the reserved block (a clean exit).
+    /// Give back the unused rest of the reserved block (a clean exit) — only
+    /// if the lock is still on the file at the lock path and the safe nonce
+    /// on disk is still the one this store wrote; otherwise nothing is
+    /// written back (the safe nonce never moves backwards) and the conflict
+    /// is reported.
     pub fn close(self) -> Result<(), NonceError> {
-        if self.next < self.limit || BROKEN_FOR_TESTS {
-            persist(&self.path, self.next)?;
+        if BROKEN_FOR_TESTS {
+            return persist(&self.path, &self.key, self.next);
+        }
+        if self.next < self.limit {
+            self.check_still_ours()?;
+            persist(&self.path, &self.key, self.next)?;
+        }
+        Ok(())
+    }
+
+    /// Before writing: the lock is still on the file at the lock path, and
+    /// the state on disk still holds the safe nonce this store last wrote.
+    fn check_still_ours(&self) -> Result<(), NonceError> {
+        self.lock.check_held(&self.path)?;
+        let on_disk = read_state(&self.path, &self.key)?;
+        if on_disk != self.limit {
+            return Err(conflict(
+                &self.path,
+                format!(
+                    "its safe nonce is {} on disk, not {} as this process left it",
+                    hex(&nonce_bytes(on_disk)),
+                    hex(&nonce_bytes(self.limit))
+                ),
+            ));
         }
         Ok(())
     }
 }
 
-fn lock(path: &Path) -> Result<File, NonceError> {
-    let lock_path = with_suffix(path, ".lock");
-    let f = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(io_err("opening lock file", &lock_path))?;
-    f.lock().map_err(io_err("locking", &lock_path))?;
-    Ok(f)
+fn refuse_symlink(path: &Path) -> Result<(), NonceError> {
+    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(NonceError::Symlink(path.to_path_buf()));
+    }
+    Ok(())
 }
 
-fn encode(safe: u128) -> String {
-    let hex: String = nonce_bytes(safe).iter().map(|b| format!("{b:02x}")).collect();
-    let body = format!("{MAGIC}\nsafe {hex}\n");
-    format!("{body}crc32 {:08x}\n", crc32(body.as_bytes()))
+/// An exclusive lock on `STATE.lock`, held until drop.
+struct Lock {
+    file: File,
+    path: PathBuf,
 }
 
-fn decode(text: &str) -> Result<u128, &'static str> {
+impl Lock {
+    /// Lock the file at `STATE.lock`, making sure the lock is on the file
+    /// that is at that path once it is held: a lock taken on a file that was
+    /// removed or replaced meanwhile excludes nobody, so it is retried.
+    fn acquire(state: &Path) -> Result<Lock, NonceError> {
+        let path = with_suffix(state, ".lock");
+        for _ in 0..LOCK_ATTEMPTS {
+            let file = private(OpenOptions::new().create(true).truncate(false).write(true))
+                .open(&path)
+                .map_err(io_err("opening lock file", &path))?;
+            file.lock().map_err(io_err("locking", &path))?;
+            let lock = Lock { file, path: path.clone() };
+            if lock.is_at_path()? {
+                return Ok(lock);
+            }
+        }
+        Err(conflict(state, "its lock file kept being replaced, or is a symbolic link"))
+    }
+
+    /// The locked file is still the one at the lock path.
+    fn check_held(&self, state: &Path) -> Result<(), NonceError> {
+        if self.is_at_path()? {
+            Ok(())
+        } else {
+            Err(conflict(state, format!("its lock file {} was removed or replaced", self.path.display())))
+        }
+    }
+
+    #[cfg(unix)]
+    fn is_at_path(&self) -> Result<bool, NonceError> {
+        let held = self.file.metadata().map_err(io_err("reading lock file", &self.path))?;
+        match fs::symlink_metadata(&self.path) {
+            Ok(now) => Ok(now.dev() == held.dev() && now.ino() == held.ino()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(io_err("reading lock file", &self.path)(e)),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn is_at_path(&self) -> Result<bool, NonceError> {
+        Ok(fs::symlink_metadata(&self.path).is_ok_and(|m| m.is_file()))
+    }
+}
+
+/// Files of the store are created mode 0600, whatever the umask.
+fn private(o: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    o.mode(0o600);
+    o
+}
+
+/// A state file's contents, parsed.
+enum Decoded {
+    /// v2: the key id it names, its safe nonce, the body the HMAC covers and the HMAC.
+    Bound { id: [u8; 16], safe: u128, body: String, mac: [u8; 32] },
+    /// v1: unbound.
+    Unbound,
+}
+
+fn encode(key: &KeyBinding, safe: u128) -> String {
+    let body = format!("{MAGIC}\nkey {}\nsafe {}\n", hex(&key.id), hex(&nonce_bytes(safe)));
+    let mut m = key.mac();
+    m.update(body.as_bytes());
+    format!("{body}mac {}\n", hex(&m.finalize().into_bytes()))
+}
+
+/// `n` bytes from exactly `2n` lowercase hex digits.
+fn strict_hex<const N: usize>(s: &str) -> Option<[u8; N]> {
+    if s.len() != 2 * N || !s.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)) {
+        return None;
+    }
+    let mut b = [0u8; N];
+    for (i, out) in b.iter_mut().enumerate() {
+        *out = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(b)
+}
+
+fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    line.strip_prefix(name)?.strip_prefix(' ')?.strip_suffix('\n')
+}
+
+fn decode(text: &str) -> Result<Decoded, &'static str> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    match lines.first() {
+        None => return Err("empty"),
+        Some(l) if *l == format!("{MAGIC_V1}\n") => return Ok(Decoded::Unbound),
+        Some(l) if *l != format!("{MAGIC}\n") => return Err("bad header"),
+        Some(_) => {}
+    }
+    let [_, key, safe, mac] = lines[..] else {
+        return Err(if lines.len() < 4 { "truncated" } else { "trailing data" });
+    };
+    let id = field(key, "key").and_then(strict_hex::<16>).ok_or("bad key line")?;
+    let safe_b = field(safe, "safe").and_then(strict_hex::<16>).ok_or("bad safe line")?;
+    let mac = field(mac, "mac").and_then(strict_hex::<32>).ok_or("bad mac line")?;
+    Ok(Decoded::Bound { id, safe: u128::from_le_bytes(safe_b), body: lines[..3].concat(), mac })
+}
+
+/// The safe nonce of a version-1 file (CRC-checked, unbound).
+fn decode_v1(text: &str) -> Result<u128, &'static str> {
     let mut lines = text.split_inclusive('\n');
     let l1 = lines.next().ok_or("empty")?;
     let l2 = lines.next().ok_or("truncated")?;
@@ -258,35 +544,36 @@ fn decode(text: &str) -> Result<u128, &'static str> {
     if lines.next().is_some() {
         return Err("trailing data");
     }
-    if l1 != format!("{MAGIC}\n") {
+    if l1 != format!("{MAGIC_V1}\n") {
         return Err("bad header");
     }
-    let hex = l2.strip_prefix("safe ").and_then(|s| s.strip_suffix('\n')).ok_or("bad safe line")?;
-    let crc = l3.strip_prefix("crc32 ").and_then(|s| s.strip_suffix('\n')).ok_or("bad checksum line")?;
-    let body = format!("{l1}{l2}");
-    if crc != format!("{:08x}", crc32(body.as_bytes())) {
+    let safe = field(l2, "safe").and_then(strict_hex::<16>).ok_or("bad safe line")?;
+    let crc = field(l3, "crc32").ok_or("bad checksum line")?;
+    if crc != format!("{:08x}", crc32(format!("{l1}{l2}").as_bytes())) {
         return Err("checksum mismatch");
     }
-    if hex.len() != 32 || !hex.bytes().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()) {
-        return Err("bad nonce digits");
-    }
-    let mut b = [0u8; 16];
-    for (i, out) in b.iter_mut().enumerate() {
-        *out = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).map_err(|_| "bad nonce digits")?;
-    }
-    Ok(u128::from_le_bytes(b))
+    Ok(u128::from_le_bytes(safe))
 }
 
-fn read_state(path: &Path) -> Result<u128, NonceError> {
-    if BROKEN_FOR_TESTS {
-        // The naive store also "recovers" from a missing or damaged file by
-        // starting again from zero.
-        return Ok(read_state_strict(path).unwrap_or(0));
+/// The safe nonce of a state file that must belong to `key`.
+fn check(path: &Path, key: &KeyBinding, text: &str) -> Result<u128, NonceError> {
+    let corrupt = |why| NonceError::Corrupt { path: path.to_path_buf(), why };
+    match decode(text).map_err(corrupt)? {
+        Decoded::Unbound => Err(NonceError::Unbound(path.to_path_buf())),
+        Decoded::Bound { id, .. } if id != key.id => {
+            Err(NonceError::WrongKey { path: path.to_path_buf(), found: id, expected: key.id })
+        }
+        Decoded::Bound { safe, body, mac, .. } => {
+            let mut m = key.mac();
+            m.update(body.as_bytes());
+            // constant-time comparison (hmac's verify_slice uses subtle)
+            m.verify_slice(&mac).map_err(|_| corrupt("its authentication code does not match: edited or damaged"))?;
+            Ok(safe)
+        }
     }
-    read_state_strict(path)
 }
 
-fn read_state_strict(path: &Path) -> Result<u128, NonceError> {
+fn read_text(path: &Path) -> Result<String, NonceError> {
     let f = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(NonceError::Missing(path.to_path_buf())),
@@ -300,7 +587,17 @@ fn read_state_strict(path: &Path) -> Result<u128, NonceError> {
             io_err("reading", path)(e)
         }
     })?;
-    decode(&text).map_err(|why| NonceError::Corrupt { path: path.to_path_buf(), why })
+    Ok(text)
+}
+
+fn read_state(path: &Path, key: &KeyBinding) -> Result<u128, NonceError> {
+    let strict = read_text(path).and_then(|text| check(path, key, &text));
+    if BROKEN_FOR_TESTS {
+        // The naive store also "recovers" from a missing or damaged file by
+        // starting again from zero.
+        return Ok(strict.unwrap_or(0));
+    }
+    strict
 }
 
 /// The kill test's negative control, compiled only with
@@ -308,13 +605,19 @@ fn read_state_strict(path: &Path) -> Result<u128, NonceError> {
 /// feature, so that `--all-features` can never switch it on).
 const BROKEN_FOR_TESTS: bool = cfg!(wegman_broken_nonce_store);
 
-/// Atomically replace the state with `safe`: temp file, fsync, rename, fsync dir.
+/// Atomically replace the state with `safe`: a fresh temp file (any old one
+/// removed first, so a planted symbolic link is never followed), fsync,
+/// rename, fsync dir.
 #[cfg(not(wegman_broken_nonce_store))]
-fn persist(path: &Path, safe: u128) -> Result<(), NonceError> {
+fn persist(path: &Path, key: &KeyBinding, safe: u128) -> Result<(), NonceError> {
     let tmp = with_suffix(path, ".tmp");
+    match fs::remove_file(&tmp) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_err("removing", &tmp)(e)),
+        _ => {}
+    }
     let mut f =
-        OpenOptions::new().write(true).create(true).truncate(true).open(&tmp).map_err(io_err("creating", &tmp))?;
-    f.write_all(encode(safe).as_bytes()).map_err(io_err("writing", &tmp))?;
+        private(OpenOptions::new().write(true).create_new(true)).open(&tmp).map_err(io_err("creating", &tmp))?;
+    f.write_all(encode(key, safe).as_bytes()).map_err(io_err("writing", &tmp))?;
     f.sync_all().map_err(io_err("syncing", &tmp))?;
     drop(f);
     fs::rename(&tmp, path).map_err(io_err("renaming onto", path))?;
@@ -327,15 +630,16 @@ fn persist(path: &Path, safe: u128) -> Result<(), NonceError> {
 /// naive store that keeps the counter in memory and rewrites the file in
 /// place (no temp file, no fsync, no rename) only when it is closed.
 #[cfg(wegman_broken_nonce_store)]
-fn persist(path: &Path, safe: u128) -> Result<(), NonceError> {
-    let mut f =
-        OpenOptions::new().write(true).create(true).truncate(true).open(path).map_err(io_err("opening", path))?;
-    f.write_all(encode(safe).as_bytes()).map_err(io_err("writing", path))?;
+fn persist(path: &Path, key: &KeyBinding, safe: u128) -> Result<(), NonceError> {
+    let mut f = private(OpenOptions::new().write(true).create(true).truncate(true))
+        .open(path)
+        .map_err(io_err("opening", path))?;
+    f.write_all(encode(key, safe).as_bytes()).map_err(io_err("writing", path))?;
     Ok(())
 }
 
 /// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320) of `data`; only
-/// detects accidental damage to the state file.
+/// detects accidental damage to a version-1 state file.
 fn crc32(data: &[u8]) -> u32 {
     let mut c = !0u32;
     for &b in data {
@@ -357,14 +661,18 @@ mod tests {
     }
 
     #[test]
-    fn encode_decode_round_trip() {
+    fn encode_check_round_trip() {
+        let key = KeyBinding::derive("poly1305aes", &[5; 32]);
+        let p = Path::new("x");
         for v in [0u128, 1, 255, 256, 1 << 64, u128::MAX - 1] {
-            assert_eq!(decode(&encode(v)), Ok(v));
+            assert_eq!(check(p, &key, &encode(&key, v)).ok(), Some(v));
         }
-        let good = encode(77);
-        assert!(decode(&good[..good.len() - 1]).is_err());
-        assert!(decode(&good.replace("safe 4d", "safe 4e")).is_err());
-        assert!(decode("").is_err());
-        assert!(decode(&format!("{good}x")).is_err());
+        let good = encode(&key, 77);
+        assert!(check(p, &key, &good[..good.len() - 1]).is_err());
+        assert!(check(p, &key, &good.replace("safe 4d", "safe 4e")).is_err());
+        assert!(check(p, &key, "").is_err());
+        assert!(check(p, &key, &format!("{good}x")).is_err());
+        let other = KeyBinding::derive("poly1305aes", &[6; 32]);
+        assert!(matches!(check(p, &other, &good), Err(NonceError::WrongKey { .. })));
     }
 }

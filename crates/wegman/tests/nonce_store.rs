@@ -2,16 +2,20 @@
 
 use std::collections::HashSet;
 
-use wegman::nonce::{NonceError, NonceStore, state_path_for_key, state_path_for_new_key};
+use wegman::nonce::{KeyBinding, NonceError, NonceStore, state_path_for_key, state_path_for_new_key};
+
+fn key() -> KeyBinding {
+    KeyBinding::derive("poly1305aes", &[0x5a; 32])
+}
 
 #[test]
 fn nonces_never_repeat_across_close_and_abandon() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
-    NonceStore::create(&state).unwrap();
+    NonceStore::create(&state, &key()).unwrap();
     let mut seen = HashSet::new();
     for round in 0..20 {
-        let mut s = NonceStore::open(&state).unwrap().with_reserve(7);
+        let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(7);
         for _ in 0..(round * 3 + 1) {
             assert!(seen.insert(s.next_nonce().unwrap()), "repeat in round {round}");
         }
@@ -22,7 +26,7 @@ fn nonces_never_repeat_across_close_and_abandon() {
         }
     }
     // clean closes give back the unused block: counters stay dense-ish
-    let mut s = NonceStore::open(&state).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap();
     let n = u128::from_le_bytes(s.next_nonce().unwrap());
     // 590 used; at most 7 skipped for each of the 10 abandoned rounds
     assert!((590..=660).contains(&n), "{n}");
@@ -32,8 +36,8 @@ fn nonces_never_repeat_across_close_and_abandon() {
 fn counter_is_little_endian_reverse_lexicographic() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
-    NonceStore::create(&state).unwrap();
-    let mut s = NonceStore::open(&state).unwrap();
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap();
     let a = s.next_nonce().unwrap();
     let b = s.next_nonce().unwrap();
     assert_eq!(a, [0; 16]);
@@ -46,14 +50,14 @@ fn counter_is_little_endian_reverse_lexicographic() {
 fn create_refuses_to_overwrite() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
-    NonceStore::create(&state).unwrap();
-    assert!(matches!(NonceStore::create(&state), Err(NonceError::AlreadyExists(_))));
+    NonceStore::create(&state, &key()).unwrap();
+    assert!(matches!(NonceStore::create(&state, &key()), Err(NonceError::AlreadyExists(_))));
 }
 
 #[test]
 fn missing_state_is_an_error_not_zero() {
     let dir = tempfile::tempdir().unwrap();
-    let e = NonceStore::open(&dir.path().join("nope.nonce")).unwrap_err();
+    let e = NonceStore::open(&dir.path().join("nope.nonce"), &key()).unwrap_err();
     assert!(matches!(e, NonceError::Missing(_)));
     assert!(e.to_string().contains("refusing to guess"), "{e}");
 }
@@ -62,7 +66,7 @@ fn missing_state_is_an_error_not_zero() {
 fn corrupt_state_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
-    NonceStore::create(&state).unwrap();
+    NonceStore::create(&state, &key()).unwrap();
     let good = std::fs::read(&state).unwrap();
     let cases: Vec<Vec<u8>> = vec![
         vec![],
@@ -74,12 +78,14 @@ fn corrupt_state_is_an_error() {
             g
         },
         vec![0xff, 0xfe, 0x00],
-        b"wegman-nonce-state v1\nsafe 00\ncrc32 00000000\n".to_vec(),
+        b"wegman-nonce-state v2\nkey 00\nsafe 00\nmac 00\n".to_vec(),
+        // a valid state with its safe nonce edited
+        String::from_utf8(good.clone()).unwrap().replace("safe 00", "safe 01").into_bytes(),
     ];
     for bad in cases {
         std::fs::write(&state, &bad).unwrap();
-        let e = NonceStore::open(&state).unwrap_err();
-        assert!(matches!(e, NonceError::Corrupt { .. }), "{bad:?} gave {e}");
+        let e = NonceStore::open(&state, &key()).unwrap_err();
+        assert!(matches!(e, NonceError::Corrupt { .. }), "{:?} gave {e}", String::from_utf8_lossy(&bad));
     }
 }
 
@@ -89,14 +95,18 @@ fn io_errors_stop_the_store() {
     let sub = dir.path().join("sub");
     std::fs::create_dir(&sub).unwrap();
     let state = sub.join("k.nonce");
-    NonceStore::create(&state).unwrap();
-    let mut s = NonceStore::open(&state).unwrap().with_reserve(2);
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(2);
     s.next_nonce().unwrap();
     s.next_nonce().unwrap();
-    // the next reservation cannot be written: the directory is gone
-    std::fs::remove_dir_all(&sub).unwrap();
+    // the next reservation cannot be written: a directory stands where its
+    // temporary file goes
+    std::fs::create_dir(sub.join("k.nonce.tmp")).unwrap();
     let e = s.next_nonce().unwrap_err();
     assert!(matches!(e, NonceError::Io { .. }), "{e}");
+    // and the store does not hand out the nonce it could not reserve
+    std::fs::remove_dir(sub.join("k.nonce.tmp")).unwrap();
+    assert_eq!(s.next_nonce().unwrap()[0], 2);
 }
 
 #[test]
@@ -123,13 +133,13 @@ fn a_symlinked_state_is_refused() {
     // points to would keep its old value and a second name would repeat nonces.
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
-    NonceStore::create(&state).unwrap();
+    NonceStore::create(&state, &key()).unwrap();
     let alias = dir.path().join("alias.nonce");
     std::os::unix::fs::symlink(&state, &alias).unwrap();
-    let e = NonceStore::open(&alias).unwrap_err();
+    let e = NonceStore::open(&alias, &key()).unwrap_err();
     assert!(matches!(e, NonceError::Symlink(_)), "{e}");
     assert!(e.to_string().contains("symbolic link"), "{e}");
-    assert!(matches!(NonceStore::create(&alias), Err(NonceError::AlreadyExists(_))));
+    assert!(matches!(NonceStore::create(&alias, &key()), Err(NonceError::AlreadyExists(_))));
 }
 
 #[test]
@@ -138,18 +148,20 @@ fn create_checks_for_an_existing_state_under_the_lock() {
     // took the lock would overwrite a state already in use.
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
-    let held = NonceStore::create(&state).and_then(|()| NonceStore::open(&state)).unwrap();
+    let held = NonceStore::create(&state, &key()).and_then(|()| NonceStore::open(&state, &key())).unwrap();
+    let written = std::fs::read(&state).unwrap();
     std::fs::remove_file(&state).unwrap(); // as if the racing creator had not written yet
     let path = state.clone();
-    let racer = std::thread::spawn(move || NonceStore::create(&path));
+    let racer = std::thread::spawn(move || NonceStore::create(&path, &key()));
     std::thread::sleep(std::time::Duration::from_millis(100));
     // the holder (the first creator) now writes its state and uses nonces
+    std::fs::write(&state, written).unwrap();
     let mut held = held;
     let first = held.next_nonce().unwrap();
     held.close().unwrap();
     let r = racer.join().unwrap();
     assert!(matches!(r, Err(NonceError::AlreadyExists(_))), "{r:?}");
-    let mut again = NonceStore::open(&state).unwrap();
+    let mut again = NonceStore::open(&state, &key()).unwrap();
     assert_ne!(again.next_nonce().unwrap(), first, "the racing create must not reset the state");
 }
 
@@ -157,12 +169,12 @@ fn create_checks_for_an_existing_state_under_the_lock() {
 fn lock_serialises_two_openers() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
-    NonceStore::create(&state).unwrap();
+    NonceStore::create(&state, &key()).unwrap();
     let state2 = state.clone();
-    let mut first = NonceStore::open(&state).unwrap();
+    let mut first = NonceStore::open(&state, &key()).unwrap();
     let a = first.next_nonce().unwrap();
     let t = std::thread::spawn(move || {
-        let mut second = NonceStore::open(&state2).unwrap(); // blocks until `first` is dropped
+        let mut second = NonceStore::open(&state2, &key()).unwrap(); // blocks until `first` is dropped
         second.next_nonce().unwrap()
     });
     std::thread::sleep(std::time::Duration::from_millis(100));
@@ -170,4 +182,153 @@ fn lock_serialises_two_openers() {
     first.close().unwrap();
     let c = t.join().unwrap();
     assert!(a != b && b != c && a != c);
+}
+
+/// Every nonce a store hands out, into `seen`; fails on a repeat.
+fn take(store: &mut NonceStore, n: usize, seen: &mut HashSet<[u8; 16]>) {
+    for _ in 0..n {
+        let x = store.next_nonce().unwrap();
+        assert!(seen.insert(x), "nonce {x:02x?} handed out twice");
+    }
+}
+
+#[test]
+fn a_removed_lock_file_cannot_make_a_nonce_repeat() {
+    // Issue 9, finding 1: A holds the lock, the lock file is deleted, B
+    // creates a new one and takes nonces; A's close must not move the safe
+    // nonce back below B's.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut seen = HashSet::new();
+    let mut a = NonceStore::open(&state, &key()).unwrap().with_reserve(3);
+    take(&mut a, 1, &mut seen);
+    std::fs::remove_file(dir.path().join("k.nonce.lock")).unwrap();
+    let mut b = NonceStore::open(&state, &key()).unwrap().with_reserve(3);
+    take(&mut b, 1, &mut seen);
+    b.close().unwrap();
+    // A's lock no longer excludes anyone: it gives nothing back
+    let e = a.close().unwrap_err();
+    assert!(matches!(e, NonceError::Conflict { .. }), "{e}");
+    assert!(e.to_string().contains("removed or replaced"), "{e}");
+    let mut c = NonceStore::open(&state, &key()).unwrap();
+    take(&mut c, 3, &mut seen);
+    c.close().unwrap();
+
+    // A store whose lock file went away may use the rest of the block it
+    // reserved, but reserves no more.
+    let mut d = NonceStore::open(&state, &key()).unwrap().with_reserve(2);
+    take(&mut d, 1, &mut seen);
+    std::fs::remove_file(dir.path().join("k.nonce.lock")).unwrap();
+    take(&mut d, 1, &mut seen);
+    let e = d.next_nonce().unwrap_err();
+    assert!(matches!(e, NonceError::Conflict { .. }), "{e}");
+    let mut f = NonceStore::open(&state, &key()).unwrap();
+    take(&mut f, 3, &mut seen);
+}
+
+#[test]
+fn close_never_moves_the_safe_nonce_backwards() {
+    // Another writer moved the state while this store held a valid lock
+    // (say, one that ignores locks): no give-back, a clear conflict.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut a = NonceStore::open(&state, &key()).unwrap().with_reserve(10);
+    a.next_nonce().unwrap();
+    let before = std::fs::read(&state).unwrap();
+    // a second state of the same key, further on, copied into place
+    // (opening it here would wait for our lock: make it in another directory)
+    let d2 = tempfile::tempdir().unwrap();
+    let s2 = d2.path().join("k.nonce");
+    NonceStore::create(&s2, &key()).unwrap();
+    let mut o = NonceStore::open(&s2, &key()).unwrap().with_reserve(50);
+    for _ in 0..20 {
+        o.next_nonce().unwrap();
+    }
+    o.close().unwrap();
+    std::fs::copy(&s2, &state).unwrap();
+    assert_ne!(std::fs::read(&state).unwrap(), before);
+    let e = a.close().unwrap_err();
+    assert!(e.to_string().contains("not 0a000000000000000000000000000000"), "{e}");
+    let mut c = NonceStore::open(&state, &key()).unwrap();
+    assert_eq!(c.next_nonce().unwrap()[0], 20, "the state moved back");
+}
+
+#[test]
+fn a_state_of_another_key_is_refused() {
+    // Issue 9, finding 2: `mv a.key b.key` onto a leftover b.key.nonce.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    let b = KeyBinding::derive("poly1305aes", &[0xbb; 32]);
+    NonceStore::create(&state, &b).unwrap();
+    let e = NonceStore::open(&state, &key()).unwrap_err();
+    assert!(matches!(e, NonceError::WrongKey { .. }), "{e}");
+    assert!(e.to_string().contains("belongs to another key"), "{e}");
+    // the same bytes under another algorithm are another key too
+    let e = NonceStore::open(&state, &KeyBinding::derive("mmh32", &[0xbb; 32])).unwrap_err();
+    assert!(matches!(e, NonceError::WrongKey { .. }), "{e}");
+    // and a key cannot adopt it
+    assert!(matches!(NonceStore::adopt(&state, &key()), Err(NonceError::WrongKey { .. })));
+}
+
+#[test]
+fn an_unbound_v1_state_is_refused_until_adopted() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    // what wegman before the binding wrote: safe nonce 5
+    std::fs::write(&state, "wegman-nonce-state v1\nsafe 05000000000000000000000000000000\ncrc32 496a60d2\n").unwrap();
+    let e = NonceStore::open(&state, &key()).unwrap_err();
+    assert!(matches!(e, NonceError::Unbound(_)), "{e}");
+    NonceStore::adopt(&state, &key()).unwrap();
+    NonceStore::adopt(&state, &key()).unwrap(); // idempotent
+    let mut s = NonceStore::open(&state, &key()).unwrap();
+    assert_eq!(s.next_nonce().unwrap()[0], 5);
+}
+
+#[cfg(unix)]
+#[test]
+fn state_lock_and_temp_files_are_private_whatever_the_umask() {
+    // Issue 9, finding 8. The umask is process-wide, so this runs in a child.
+    use std::os::unix::fs::PermissionsExt;
+    if std::env::var_os("WEGMAN_UMASK_CHILD").is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = std::env::current_exe().unwrap();
+        let st = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(
+                "umask 000 && exec \"$0\" --exact state_lock_and_temp_files_are_private_whatever_the_umask --nocapture",
+            )
+            .arg(exe)
+            .env("WEGMAN_UMASK_CHILD", dir.path())
+            .status()
+            .unwrap();
+        assert!(st.success());
+        for f in ["k.nonce", "k.nonce.lock"] {
+            let mode = std::fs::metadata(dir.path().join(f)).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{f}");
+        }
+        return;
+    }
+    let dir = std::path::PathBuf::from(std::env::var_os("WEGMAN_UMASK_CHILD").unwrap());
+    let state = dir.join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap();
+    s.next_nonce().unwrap();
+    s.close().unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_planted_temp_file_link_is_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.path().join("k.nonce.tmp")).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap();
+    s.next_nonce().unwrap();
+    s.close().unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
 }
