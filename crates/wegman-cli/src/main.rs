@@ -44,7 +44,7 @@ enum Command {
         #[arg(long, value_name = "ALG", default_value = "poly1305aes")]
         alg: algs::MacAlg,
     },
-    /// Print one manifest line per file: `POLY1305-AES (name) nonce=<hex> = <hex>`.
+    /// Print one manifest line per file (`POLY1305-AES/2 (name) nonce=<hex> = <hex>`), then a seal line over them.
     Tag(tag::TagArgs),
     /// Verify the files listed in a manifest made by `wegman tag`.
     Check(check::CheckArgs),

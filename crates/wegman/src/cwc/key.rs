@@ -173,7 +173,9 @@ impl CwcKey {
     }
 
     /// CWC-DEC of `ciphertext || tag` with a `tag_len`-byte tag: the
-    /// plaintext, or an error and nothing at all.
+    /// plaintext, or an error and nothing at all. `tag_len` must be fixed by
+    /// the protocol, not taken from the sender: shorter tags are prefixes of
+    /// longer ones (see the [module docs](super)).
     pub fn decrypt(
         &self,
         nonce: &[u8; NONCE_BYTES],

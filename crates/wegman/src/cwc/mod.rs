@@ -12,6 +12,14 @@
 //! bytes, checked before any output. Decryption verifies the tag in
 //! constant time before it releases (or writes) a single plaintext byte.
 //!
+//! **The tag length is part of the protocol, never of the message.** A
+//! shorter CWC tag is the prefix of the 16-byte one (§3: the first tl bytes),
+//! so a message sealed with a 16-byte tag and cut by one byte *opens* with
+//! `tag_len` 15, and by 15 bytes with `tag_len` 1. A receiver must fix
+//! `tag_len` in advance (as `seal`/`open` take `--tag-len`), never read it
+//! from the sender or derive it from the message's length; and should not
+//! accept several tag lengths for one key.
+//!
 //! Layout: `cipher.rs` (AES, CWC-CTR), `hash.rs` (CWC-HASH),
 //! `backend/` (arithmetic mod 2^127 - 1, chosen per key), `key.rs`
 //! (one-shot ENC/DEC), `stream.rs` (streaming), `aead.rs` (RustCrypto).

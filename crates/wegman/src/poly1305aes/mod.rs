@@ -15,6 +15,15 @@
 //!   nonces that survive crashes.
 //! * r must have 22 particular bits clear; [`Key::from_bytes`] rejects an r
 //!   that does not, [`Key::from_bytes_clamped`] / [`clamp`] clear them.
+//! * k and r must be secret and uniformly random. **r = 0** is a valid key by
+//!   §2's definition (all its forbidden bits are clear), and so is accepted,
+//!   without a warning, by every constructor — as by Bernstein's API, which
+//!   has no way to refuse one — but it makes every tag `AES_k(n)`, the same
+//!   for every message: anyone who sees one tag can forge under that nonce.
+//!   A uniformly random r is 0 with probability 2^-106, so meeting one means
+//!   the key was not generated as §3 requires; refusing it would only hide
+//!   that. `wegman keygen` draws r from the OS's random generator and
+//!   never makes one.
 //!
 //! # Layout
 //! `key.rs` (keys, clamp), `poly1305.rs` (the core with any s),
