@@ -74,12 +74,23 @@ fn every_single_bit_flip_is_rejected() {
             ba[bit / 8] ^= 1 << (bit % 8);
             assert!(key.decrypt(&n, &ba, &c, 16).is_err(), "aad bit {bit}");
         }
-        // moving bytes between A and M changes the lengths block: rejected
+        // Moving a byte across the A/σ boundary keeps the concatenation
+        // A || σ the same, so only the lengths block (and where the padding
+        // falls) tells the two apart: still rejected.
         if alen > 0 {
+            // A's last byte becomes σ's first.
             let mut a2 = a.clone();
             let mv = a2.pop().unwrap();
-            let _ = mv;
-            assert!(key.decrypt(&n, &a2, &c, 16).is_err());
+            let c2 = [&[mv][..], &c].concat();
+            assert!(key.decrypt(&n, &a2, &c2, 16).is_err(), "A -> M, alen {alen}");
+            assert!(reference::decrypt(&k, &n, &a2, &c2, 16).is_none(), "A -> M, alen {alen}");
+        }
+        if plen > 0 {
+            // σ's first byte becomes A's last.
+            let a2 = [&a[..], &c[..1]].concat();
+            let c2 = &c[1..];
+            assert!(key.decrypt(&n, &a2, c2, 16).is_err(), "M -> A, plen {plen}");
+            assert!(reference::decrypt(&k, &n, &a2, c2, 16).is_none(), "M -> A, plen {plen}");
         }
     }
 }

@@ -34,14 +34,16 @@ impl Cipher {
         }
     }
 
-    pub(crate) fn encrypt(&self, block: &[u8; 16]) -> [u8; 16] {
-        let mut b: Array<u8, _> = (*block).into();
+    /// BC_K(block), in place: the caller's buffer is the only copy of the
+    /// output (Kh's source, the MAC's encrypted hash and pad), so the caller
+    /// can wipe it.
+    pub(crate) fn encrypt(&self, block: &mut [u8; 16]) {
+        let b = block.into();
         match self {
-            Cipher::Aes128(c) => c.encrypt_block(&mut b),
-            Cipher::Aes192(c) => c.encrypt_block(&mut b),
-            Cipher::Aes256(c) => c.encrypt_block(&mut b),
+            Cipher::Aes128(c) => c.encrypt_block(b),
+            Cipher::Aes192(c) => c.encrypt_block(b),
+            Cipher::Aes256(c) => c.encrypt_block(b),
         }
-        b.into()
     }
 
     fn encrypt_many(&self, blocks: &mut [Array<u8, cipher::consts::U16>]) {

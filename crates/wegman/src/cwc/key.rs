@@ -196,15 +196,16 @@ impl CwcKey {
     /// CWC-MAC from a finished hash: first tl bytes of
     /// BC_K(0x80 || N || 0^32) XOR BC_K(CWC-HASH).
     pub(crate) fn mac(&self, nonce: &[u8; NONCE_BYTES], h: Hasher, tag_len: usize) -> Tag {
-        let mut hv = h.finalize(&self.hash);
-        let mut e = self.cipher.encrypt(&hv);
-        let mut pad = self.cipher.encrypt(&counter_block(nonce, 0));
+        // The hash value, then BC_K of it, in one buffer.
+        let mut e = h.finalize(&self.hash);
+        self.cipher.encrypt(&mut e);
+        let mut pad = counter_block(nonce, 0);
+        self.cipher.encrypt(&mut pad);
         let mut bytes = [0u8; TAG_BYTES];
         for i in 0..TAG_BYTES {
             bytes[i] = e[i] ^ pad[i];
         }
         bytes[tag_len..].fill(0);
-        hv.zeroize();
         e.zeroize();
         pad.zeroize();
         Tag { bytes, len: tag_len }
@@ -246,9 +247,9 @@ impl CwcKey {
 
 /// Kh = the last 127 bits of BC_K(0xC0 || 0^120).
 fn kh(cipher: &Cipher) -> u128 {
-    let mut input = [0u8; 16];
-    input[0] = 0xc0;
-    let mut z = cipher.encrypt(&input);
+    let mut z = [0u8; 16];
+    z[0] = 0xc0;
+    cipher.encrypt(&mut z); // in place: z is the one copy to wipe
     let kh = u128::from_be_bytes(z) & ((1 << 127) - 1);
     z.zeroize();
     kh
@@ -308,6 +309,8 @@ mod tests {
         ctr.skip_blocks_for_test(MAX_BLOCKS - 1);
         let mut last = [0u8; 16];
         ctr.apply(&key.cipher, &mut last);
-        assert_eq!(last, key.cipher.encrypt(&counter_block(&nonce, u32::MAX)));
+        let mut want = counter_block(&nonce, u32::MAX);
+        key.cipher.encrypt(&mut want);
+        assert_eq!(last, want);
     }
 }

@@ -14,15 +14,10 @@ use crate::error::Error;
 use crate::platform::Platform;
 
 /// Split `kp || ks` into the pad cipher (kp) and the key-stream cipher (ks).
+/// Both halves are borrowed in place, so no copy of either is left to wipe.
 pub(crate) fn ciphers(key: &[u8; KEY_BYTES]) -> (Aes128Enc, Aes128Enc) {
-    let mut kp = [0u8; 16];
-    let mut ks = [0u8; 16];
-    kp.copy_from_slice(&key[..16]);
-    ks.copy_from_slice(&key[16..]);
-    let out = (Aes128Enc::new(&kp.into()), Aes128Enc::new(&ks.into()));
-    kp.zeroize();
-    ks.zeroize();
-    out
+    let ([kp, ks], []) = key.as_chunks::<16>() else { unreachable!("32 bytes are two 16-byte halves") };
+    (Aes128Enc::new(kp.into()), Aes128Enc::new(ks.into()))
 }
 
 /// `AES_kp(nonce)`, the pad of spec §4.

@@ -56,9 +56,10 @@ macro_rules! mac_type {
 
         impl KeyIvInit for $name {
             fn new(key: &digest::Key<Self>, iv: &digest::common::Iv<Self>) -> Self {
-                let key: [u8; KEY_BYTES] = (*key).into();
-                let nonce: [u8; NONCE_BYTES] = (*iv).into();
-                $name { inner: Owned::new($alg, &key, &nonce) }
+                // Borrowed as arrays, not copied into a local nobody would wipe.
+                let key: &[u8; KEY_BYTES] = key.into();
+                let nonce: &[u8; NONCE_BYTES] = iv.into();
+                $name { inner: Owned::new($alg, key, nonce) }
             }
 
             fn new_from_slices(key: &[u8], iv: &[u8]) -> Result<Self, InvalidLength> {

@@ -42,7 +42,11 @@ impl Level {
 
 /// Streaming tree-hash state. Level 0 lives inline so that messages shorter
 /// than a block allocate nothing; higher levels are opened as they are needed.
-#[derive(Clone)]
+///
+/// `upper` holds intermediate hash values, so it must never reallocate
+/// (that would free a copy of them unwiped): the first opened level makes
+/// room for all 15, and a clone makes the same room (hence no derived
+/// `Clone`, which would allocate only the levels present).
 pub(crate) struct Tree {
     alg: Alg,
     /// Message bytes absorbed so far (public).
@@ -56,6 +60,15 @@ pub(crate) struct Tree {
 impl Tree {
     pub(crate) fn new(alg: Alg) -> Self {
         Tree { alg, len: 0, refused: false, base: Level::new(), upper: Vec::new() }
+    }
+
+    /// Open level `upper.len() + 1`, within the room for all upper levels.
+    fn open_level(&mut self) {
+        if self.upper.capacity() == 0 {
+            self.upper = upper_room();
+        }
+        assert!(self.upper.len() < self.upper.capacity(), "admit() bounds the height, so the room suffices");
+        self.upper.push(Level::new());
     }
 
     pub(crate) fn alg(&self) -> Alg {
@@ -129,18 +142,7 @@ impl Tree {
             lv.hashed_block = true;
             used = used.max(produced);
             if self.upper.len() < j + 1 {
-                if self.upper.capacity() < MAX_LEVELS - 1 {
-                    // Room for all 15 upper levels at once (a clone's vector
-                    // may be shorter): growing in place would leave copies of
-                    // intermediate hash values in freed memory.
-                    let mut room = Vec::with_capacity(MAX_LEVELS - 1);
-                    room.extend(self.upper.iter().cloned());
-                    for old in &mut self.upper {
-                        old.wipe(bb);
-                    }
-                    self.upper = room;
-                }
-                self.upper.push(Level::new());
+                self.open_level();
             }
             self.absorb_level(keys, j + 1, &out[..produced]);
         }
@@ -217,6 +219,21 @@ pub(crate) fn hash_whole(alg: Alg, keys: &Keys, message: &[u8]) -> [u8; MAX_TAG_
     }
 }
 
+/// An empty vector with room for every level above level 0.
+fn upper_room() -> Vec<Level> {
+    Vec::with_capacity(MAX_LEVELS - 1)
+}
+
+impl Clone for Tree {
+    /// The same room for upper levels as the original (none while there are
+    /// none: a short message's clone allocates nothing either).
+    fn clone(&self) -> Self {
+        let mut upper = if self.upper.is_empty() { Vec::new() } else { upper_room() };
+        upper.extend(self.upper.iter().cloned());
+        Tree { alg: self.alg, len: self.len, refused: self.refused, base: self.base.clone(), upper }
+    }
+}
+
 impl Drop for Tree {
     fn drop(&mut self) {
         let bb = self.alg.block_bytes();
@@ -266,6 +283,25 @@ mod tests {
                     assert_eq!(hash_whole(alg, &keys, data), t.finalize(&keys).unwrap(), "{alg} {len}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_clone_has_room_for_every_upper_level() {
+        for alg in Alg::ALL {
+            let (_, ks) = ciphers(&[0x5au8; 32]);
+            let mut keys = Keys::new(alg, Platform::Portable);
+            for _ in 0..MAX_LEVELS {
+                push_next_level(&mut keys, &ks, alg);
+            }
+            // A short message's tree has no upper level, nor does its clone.
+            let short = Tree::new(alg);
+            assert_eq!(short.clone().upper.capacity(), 0, "{alg}");
+            // Level 1 open: the clone can open the other 14 in place.
+            let mut t = Tree::new(alg);
+            t.update(&keys, &[7u8; 300]).unwrap();
+            assert_eq!(t.upper.len(), 1, "{alg}");
+            assert!(t.clone().upper.capacity() >= MAX_LEVELS - 1, "{alg}");
         }
     }
 

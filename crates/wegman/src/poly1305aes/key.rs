@@ -79,11 +79,9 @@ impl Key {
     /// assert!(err.to_string().contains("r[3]"));
     /// ```
     pub fn from_bytes(kr: &[u8; KEY_BYTES]) -> Result<Self, Error> {
-        let mut k = [0u8; 16];
-        let mut r = [0u8; 16];
-        k.copy_from_slice(&kr[..16]);
-        r.copy_from_slice(&kr[16..]);
-        Self::from_parts(k, r)
+        let key = Self::split(kr);
+        check_r(&key.r)?; // a rejected key is wiped as it drops
+        Ok(key)
     }
 
     /// Import from a slice of exactly 32 bytes.
@@ -95,22 +93,37 @@ impl Key {
 
     /// Import `k || r`, clearing r's forbidden bits first (the explicit clamp path).
     pub fn from_bytes_clamped(kr: &[u8; KEY_BYTES]) -> Self {
-        let mut k = [0u8; 16];
-        let mut r = [0u8; 16];
-        k.copy_from_slice(&kr[..16]);
-        r.copy_from_slice(&kr[16..]);
-        clamp(&mut r);
-        Key { k, r }
+        let mut key = Self::split(kr);
+        clamp(&mut key.r);
+        key
+    }
+
+    /// `k || r` copied straight into a `Key`, r unchecked: no loose copy of
+    /// either half is left in a local (the `Key` wipes itself on drop).
+    fn split(kr: &[u8; KEY_BYTES]) -> Self {
+        let mut key = Key { k: [0u8; 16], r: [0u8; 16] };
+        key.k.copy_from_slice(&kr[..16]);
+        key.r.copy_from_slice(&kr[16..]);
+        key
     }
 
     /// Build from the AES key k and r separately; r must be valid.
-    pub fn from_parts(k: [u8; 16], r: [u8; 16]) -> Result<Self, Error> {
+    ///
+    /// `k` and `r` arrive by value, i.e. as copies this function owns: it
+    /// wipes them once they are in the `Key`. The caller's originals are the
+    /// caller's to wipe.
+    pub fn from_parts(mut k: [u8; 16], mut r: [u8; 16]) -> Result<Self, Error> {
         let key = Key { k, r };
+        k.zeroize();
+        r.zeroize();
         check_r(&key.r)?;
         Ok(key)
     }
 
     /// The 32-byte `k || r` encoding (for storing the key).
+    ///
+    /// The array is a copy of the secret key that this crate cannot wipe:
+    /// the caller should, e.g. by holding it in `zeroize::Zeroizing`.
     pub fn to_bytes(&self) -> [u8; KEY_BYTES] {
         let mut out = [0u8; KEY_BYTES];
         out[..16].copy_from_slice(&self.k);
@@ -123,7 +136,8 @@ impl Key {
     }
 
     pub(crate) fn cipher(&self) -> Aes128Enc {
-        Aes128Enc::new(&self.k.into())
+        // By reference: `self.k.into()` would copy k into a temporary.
+        Aes128Enc::new((&self.k).into())
     }
 }
 

@@ -30,10 +30,10 @@ impl IvSizeUser for Poly1305Aes {
 
 impl KeyIvInit for Poly1305Aes {
     fn new(key: &digest::Key<Self>, iv: &digest::common::Iv<Self>) -> Self {
-        let kr: [u8; KEY_BYTES] = (*key).into();
-        let key = Key::from_bytes_clamped(&kr);
-        let nonce: [u8; 16] = (*iv).into();
-        Poly1305Aes::new(&key, &nonce)
+        // Borrowed as arrays, not copied into locals nobody would wipe.
+        let kr: &[u8; KEY_BYTES] = key.into();
+        let key = Key::from_bytes_clamped(kr);
+        Poly1305Aes::new(&key, iv.into())
     }
 
     fn new_from_slices(key: &[u8], iv: &[u8]) -> Result<Self, InvalidLength> {

@@ -179,22 +179,32 @@ fn each64<const N: usize>(blocks: &[u8], out: &mut [u8], f: impl Fn(&[u64; K]) -
 
 /// The level keys of one MAC key, as native words, `levels` levels of
 /// `alg.level_key_words()` words each.
-#[derive(Clone)]
+///
+/// The word vector is allocated once with room for all 16 levels and never
+/// reallocates: growing it would move the key words and hand the old block
+/// back to the allocator unwiped. Hence no derived `Clone` (which allocates
+/// only the levels present, so a clone's next level would grow it).
 pub(crate) struct Keys {
     alg: Alg,
     words: Words,
     levels: usize,
 }
 
-#[derive(Clone)]
 enum Words {
     W32(Vec<u32>),
     W64(Vec<u64>),
 }
 
+/// Append `words` to `v` within its capacity; panics rather than let it
+/// reallocate (a public condition: only a 17th level could).
+fn append<T>(v: &mut Vec<T>, words: impl ExactSizeIterator<Item = T>) {
+    assert!(words.len() <= v.capacity() - v.len(), "level keys never outgrow the room made for 16 levels");
+    v.extend(words);
+}
+
 impl Keys {
     /// Room for all 16 levels up front, so that pushing levels never
-    /// reallocates (which would leave a copy of key words in freed memory).
+    /// reallocates.
     pub(crate) fn new(alg: Alg) -> Self {
         let cap = super::super::alg::MAX_LEVELS * alg.level_key_words();
         let words = match alg.family() {
@@ -212,12 +222,15 @@ impl Keys {
     pub(crate) fn push_level(&mut self, bytes: &[u8]) {
         debug_assert_eq!(bytes.len(), self.alg.level_key_words() * self.alg.word_bytes());
         match &mut self.words {
-            Words::W32(v) => v.extend(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))),
-            Words::W64(v) => v.extend(bytes.chunks_exact(8).map(|c| {
-                let mut w = [0u8; 8];
-                w.copy_from_slice(c);
-                u64::from_le_bytes(w)
-            })),
+            Words::W32(v) => append(v, bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))),
+            Words::W64(v) => append(
+                v,
+                bytes.chunks_exact(8).map(|c| {
+                    let mut w = [0u8; 8];
+                    w.copy_from_slice(c);
+                    u64::from_le_bytes(w)
+                }),
+            ),
         }
         self.levels += 1;
     }
@@ -254,14 +267,29 @@ impl Keys {
     }
 
     /// Zero the key words. Only the used part: the vector was allocated at
-    /// its final size, never reallocated, so its spare capacity never held
-    /// key material.
+    /// its final size (by `new` or `clone`) and never reallocated, so its
+    /// spare capacity never held key material.
     pub(crate) fn wipe(&mut self) {
         use zeroize::Zeroize;
         match &mut self.words {
             Words::W32(v) => v.as_mut_slice().zeroize(),
             Words::W64(v) => v.as_mut_slice().zeroize(),
         }
+    }
+}
+
+impl Clone for Keys {
+    /// A clone with the same room for 16 levels as [`Keys::new`] makes, so
+    /// that it too can take the levels still to come without reallocating.
+    fn clone(&self) -> Self {
+        let mut copy = Keys::new(self.alg);
+        match (&mut copy.words, &self.words) {
+            (Words::W32(to), Words::W32(from)) => append(to, from.iter().copied()),
+            (Words::W64(to), Words::W64(from)) => append(to, from.iter().copied()),
+            _ => unreachable!("Keys::new chose the word size from the same algorithm"),
+        }
+        copy.levels = self.levels;
+        copy
     }
 }
 
@@ -376,6 +404,40 @@ mod tests {
         for x in preimages(y, 32, 15) {
             assert_eq!(x % ((1u128 << 32) + 15), 0);
             assert_eq!(reduce64::<32, 15>(x as u64), 0, "x={x:#x}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod room_tests {
+    // The no-reallocation rule of `Keys`, checked directly rather than
+    // through the allocator: whether a growing vector moves is up to the
+    // allocator, whether it has to grow is not.
+
+    use super::*;
+    use crate::mmh::alg::MAX_LEVELS;
+
+    /// Where the words live and how many fit there.
+    fn room(k: &Keys) -> (*const u8, usize) {
+        match &k.words {
+            Words::W32(v) => (v.as_ptr().cast(), v.capacity()),
+            Words::W64(v) => (v.as_ptr().cast(), v.capacity()),
+        }
+    }
+
+    #[test]
+    fn a_clone_takes_every_remaining_level_without_moving_its_words() {
+        for alg in Alg::ALL {
+            let level = vec![0x5a; alg.level_key_words() * alg.word_bytes()];
+            let mut keys = Keys::new(alg);
+            keys.push_level(&level);
+            let mut copy = keys.clone();
+            let (at, cap) = room(&copy);
+            assert!(cap >= MAX_LEVELS * alg.level_key_words(), "{alg}: room for {cap} words");
+            while copy.levels() < MAX_LEVELS {
+                copy.push_level(&level);
+            }
+            assert_eq!(room(&copy), (at, cap), "{alg}: the words moved");
         }
     }
 }
