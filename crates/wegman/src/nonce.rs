@@ -40,8 +40,7 @@
 //! [`NonceError::Corrupt`]. What binding cannot catch is a *genuine older
 //! state of the same key* restored from a backup: it authenticates as well
 //! as it did the day it was written. Restoring one rolls the counter back
-//! and can repeat nonces; after a restore, make a new key (or advance the
-//! state past every nonce used since the backup).
+//! and can repeat nonces: after a restore, make a new key.
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
