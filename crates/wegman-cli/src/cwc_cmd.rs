@@ -77,7 +77,7 @@ struct Inputs {
 fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
     let AeadAlg::Cwc = a.alg;
     let bytes: Zeroizing<Vec<u8>> = match (&a.key_hex, &a.key_file) {
-        (Some(hex), None) => hexarg::decode_secret("key", hex)?,
+        (Some(hex), None) => hexarg::decode_secret("key", hex.trim_ascii().as_bytes())?,
         (None, Some(path)) => {
             let m = keyfile::read_material(path)?;
             if let Some(alg) = m.alg.as_deref().filter(|a| *a != "cwc") {

@@ -28,7 +28,7 @@ enum ExplicitNonce {
 
 fn key(alg: MacAlg, src: &KeySource, nonce: ExplicitNonce) -> Result<AnyKey, String> {
     let bytes = match (&src.key_hex, &src.key_file) {
-        (Some(hex), None) => hexarg::decode_secret("key", hex)?,
+        (Some(hex), None) => hexarg::decode_secret("key", hex.trim_ascii().as_bytes())?,
         (None, Some(path)) => {
             let m = keyfile::read_material(path)?;
             if let Some(other) = m.alg.as_deref().filter(|a| *a != alg.name()) {

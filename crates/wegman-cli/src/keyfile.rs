@@ -38,6 +38,7 @@ pub fn keygen(path: &Path, alg: MacAlg) -> Result<(), String> {
     let mut text = Zeroizing::new(String::with_capacity(256));
     text.push_str(HEADER);
     text.push_str("\n# secret: never share, never commit; its nonces are in the .nonce file beside it\nalg ");
+    // The key line comes last: the parser finds the key without reading its digits.
     text.push_str(alg.name());
     text.push_str("\nkey ");
     hexarg::encode_secret_into(&kr[..], &mut text);
@@ -69,28 +70,73 @@ pub struct Material {
 
 /// Read a key file: the wegman format, or a file holding just the hex key.
 pub fn read_material(path: &Path) -> Result<Material, String> {
-    let text = Zeroizing::new(std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?);
-    let (alg, hex) = if text.starts_with(HEADER) {
-        let mut alg = None;
-        let mut key = None;
-        for line in text.lines().skip(1) {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            match line.split_once(' ') {
-                Some(("alg", a)) => alg = Some(a.trim().to_string()),
-                Some(("key", k)) => key = Some(k.trim()),
-                _ => return Err(format!("{}: unrecognised line in key file", path.display())),
-            }
-        }
-        let alg = alg.ok_or_else(|| format!("{}: key file names no algorithm", path.display()))?;
-        (Some(alg), key.ok_or_else(|| format!("{}: key file holds no key", path.display()))?)
-    } else {
-        (None, text.trim())
-    };
-    let bytes = hexarg::decode_secret("key", hex).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = Zeroizing::new(std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?);
+    parse_material(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Parse a key file's bytes without ever branching on a key digit: the
+/// parser looks byte by byte only at the structure around the key (the
+/// header, blank, comment and `alg` lines, the `key ` prefix, one final
+/// newline) and hands every hex digit to [`hexarg::decode_secret`], which is
+/// branch-free. So the key must end the file: in the wegman format the
+/// `key` line is the last line, in a bare key file the digits are all there
+/// is (each with at most one final newline). Checked under valgrind by
+/// `tests/ctgrind_keys.rs`.
+pub fn parse_material(text: &[u8]) -> Result<Material, String> {
+    let header = [HEADER.as_bytes(), b"\n"].concat();
+    let (alg, hex) =
+        by_format(text, &header, &mut |rest| wegman_format(rest).map(|(a, h)| (Some(a), h)), &mut |all| {
+            Ok((None, all))
+        })?;
+    let hex = hex.strip_suffix(b"\n").unwrap_or(hex);
+    let bytes = hexarg::decode_secret("key", hex)
+        .map_err(|e| format!("{e} (the key must end the file: hex digits only, then at most a newline)"))?;
     Ok(Material { alg, bytes })
+}
+
+/// `wegman(rest after the header)` if `text` starts with `header`, else
+/// `bare(text)`. In a bare key file the bytes compared with the header are
+/// key digits: they are compared without an early exit, and the one branch
+/// on the outcome — which format the file is in, public — is taken here, out
+/// of line and through `dyn` calls (so it cannot become a select in the
+/// caller), where the constant-time test expects it and nowhere else.
+#[inline(never)]
+fn by_format<'a, T>(
+    text: &'a [u8],
+    header: &[u8],
+    wegman: &mut dyn FnMut(&'a [u8]) -> T,
+    bare: &mut dyn FnMut(&'a [u8]) -> T,
+) -> T {
+    if text.len() < header.len() {
+        return bare(text);
+    }
+    let (head, rest) = text.split_at(header.len());
+    let diff = head.iter().zip(header).fold(0u8, |d, (a, b)| d | (a ^ b));
+    if diff == 0 { wegman(rest) } else { bare(text) }
+}
+
+/// The lines after the header up to the key: the algorithm, and the rest of
+/// the file after `key ` (the digits). Lines before the key are public and
+/// examined freely.
+fn wegman_format(mut rest: &[u8]) -> Result<(String, &[u8]), String> {
+    let mut alg = None;
+    loop {
+        if let Some(hex) = rest.strip_prefix(b"key ") {
+            return Ok((alg.ok_or("key file names no algorithm before its key")?, hex));
+        }
+        if rest.is_empty() {
+            return Err("key file holds no key".into());
+        }
+        let end = rest.iter().position(|&b| b == b'\n').map_or(rest.len(), |i| i + 1);
+        let (line, next) = rest.split_at(end);
+        rest = next;
+        let line = std::str::from_utf8(line).map_err(|_| "unrecognised line in key file")?.trim();
+        match line.split_once(' ') {
+            _ if line.is_empty() || line.starts_with('#') => {}
+            Some(("alg", a)) => alg = Some(a.trim().to_string()),
+            _ => return Err("unrecognised line in key file".into()),
+        }
+    }
 }
 
 /// Read a key file for `tag`/`check`: it must be in the wegman format and
@@ -119,5 +165,52 @@ pub fn key_from_bytes(bytes: &[u8], allow_clamp: bool) -> Result<Key, String> {
         Ok(Key::from_bytes_clamped(&kr))
     } else {
         Key::from_bytes(&kr).map_err(|e| format!("{e} (or pass --clamp)"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEX: &str = "00112233445566778899aabbccddeeff0f1e2d3c4b5a69788796a5b4c3d2e1f0";
+
+    fn parse(text: &str) -> Result<(Option<String>, Vec<u8>), String> {
+        parse_material(text.as_bytes()).map(|m| (m.alg, m.bytes.to_vec()))
+    }
+
+    #[test]
+    fn key_files_that_parse() {
+        let want = hexarg::decode_vec("", HEX).unwrap();
+        let alg = Some("poly1305aes".to_string());
+        for text in [
+            format!("{HEADER}\n# secret\nalg poly1305aes\nkey {HEX}\n"),
+            format!("{HEADER}\n\n  # indented comment\nalg  poly1305aes \nkey {HEX}"),
+            format!("{HEADER}\nalg poly1305aes\nkey {}\n", HEX.to_uppercase()),
+        ] {
+            assert_eq!(parse(&text), Ok((alg.clone(), want.clone())), "{text:?}");
+        }
+        for text in [format!("{HEX}\n"), HEX.to_string(), HEX.to_uppercase()] {
+            assert_eq!(parse(&text), Ok((None, want.clone())), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn key_files_that_are_refused() {
+        for text in [
+            format!("{HEADER}\nkey {HEX}\n"),                          // no algorithm
+            format!("{HEADER}\nkey {HEX}\nalg poly1305aes\n"),         // key not last
+            format!("{HEADER}\nalg poly1305aes\nkey {HEX}\n# note\n"), // key not last
+            format!("{HEADER}\nalg poly1305aes\nkey {HEX}\r\n"),       // CRLF
+            format!("{HEADER}\nalg poly1305aes\nkey  {HEX}\n"),        // two blanks
+            format!("{HEADER}\nalg poly1305aes\nkey {HEX}\n\n"),       // blank line after
+            format!("{HEADER}\nalg poly1305aes\nsecret {HEX}\n"),      // unknown line
+            format!("{HEADER}\nalg poly1305aes\n"),                    // no key
+            format!(" {HEX}\n"),                                       // blank before a bare key
+            format!("{HEX}\n\n"),
+        ] {
+            assert!(parse(&text).is_err(), "{text:?}");
+        }
+        let e = parse(&format!("{HEADER}\nalg poly1305aes\nkey {HEX}\n# note\n")).unwrap_err();
+        assert!(e.contains("must end the file"), "{e}");
     }
 }

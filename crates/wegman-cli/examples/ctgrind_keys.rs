@@ -1,0 +1,160 @@
+//! Constant-time check of the command line's key parsing under valgrind's
+//! memcheck, run by `tests/ctgrind_keys.rs` (not meant to be run by hand).
+//!
+//! It builds key files in memory — the wegman format `keygen` writes, in
+//! lower and upper case, and a bare hex key — marks every hex digit of the
+//! key *undefined* with a memcheck client request, and parses them with the
+//! CLI's own `keyfile::parse_material` (and `hexarg::decode_secret`, the
+//! `--key-hex` path). Memcheck reports every conditional jump or memory
+//! address that depends on an undefined bit, so a clean run means no branch
+//! and no index depended on a key digit. The one branch allowed is the
+//! validity verdict at the end of `base16ct`'s decoder (all digits valid or
+//! not: one bit, public by design), suppressed by name in
+//! `tests/ctgrind_keys.supp`; the test requires that suppression to be used,
+//! which proves the digits really were undefined when they were decoded.
+//! Each decoded key is checked to still carry undefined bits before it is
+//! declassified and compared with the expected bytes.
+//!
+//! `--leaky` runs the decoder wegman used before issue 9 (`u8::from_str_radix`
+//! on each pair of digits, after an `is_ascii_hexdigit` check), which must
+//! be reported: the negative control.
+//!
+//! The CLI is a binary crate, so its modules are compiled in here from its
+//! sources by path; this file adds only the memcheck client requests, which
+//! need inline assembly (x86-64 Linux only, like the machines this runs on).
+
+#![allow(dead_code)]
+
+#[path = "../src/algs.rs"]
+mod algs;
+#[path = "../src/hexarg.rs"]
+mod hexarg;
+#[path = "../src/keyfile.rs"]
+mod keyfile;
+
+use std::process::ExitCode;
+
+/// `VG_USERREQ_TOOL_BASE('M','C')` of `<valgrind/memcheck.h>`.
+const MEMCHECK_BASE: u64 = (b'M' as u64) << 24 | (b'C' as u64) << 16;
+const MAKE_MEM_UNDEFINED: u64 = MEMCHECK_BASE + 1;
+const MAKE_MEM_DEFINED: u64 = MEMCHECK_BASE + 2;
+const GET_VBITS: u64 = MEMCHECK_BASE + 8;
+/// `VG_USERREQ__RUNNING_ON_VALGRIND` of `<valgrind/valgrind.h>`.
+const RUNNING_ON_VALGRIND: u64 = 0x1001;
+
+/// A valgrind client request: `<valgrind/valgrind.h>`'s amd64 "special
+/// instruction" sequence. Outside valgrind it does nothing and returns
+/// `default`.
+#[cfg(target_arch = "x86_64")]
+fn client_request(default: u64, request: u64, args: [u64; 5]) -> u64 {
+    let block = [request, args[0], args[1], args[2], args[3], args[4]];
+    let result;
+    // SAFETY: the four rotations of rdi add up to 128 bits, leaving it as it
+    // was, and `xchg rbx, rbx` exchanges rbx with itself: natively the
+    // sequence changes nothing. Under valgrind it reads the 6-word block at
+    // rax (alive for the duration) and may read or write memory the request
+    // names (here only buffers this program owns, passed with their lengths);
+    // it returns its result in rdx.
+    unsafe {
+        std::arch::asm!(
+            "rol rdi, 3", "rol rdi, 13", "rol rdi, 61", "rol rdi, 51",
+            "xchg rbx, rbx",
+            in("rax") block.as_ptr(),
+            inout("rdx") default => result,
+            out("rdi") _,
+        );
+    }
+    result
+}
+
+fn running_on_valgrind() -> bool {
+    client_request(0, RUNNING_ON_VALGRIND, [0; 5]) != 0
+}
+
+fn mark(bytes: &[u8], request: u64) {
+    client_request(0, request, [bytes.as_ptr() as u64, bytes.len() as u64, 0, 0, 0]);
+}
+
+/// Whether any bit of `bytes` is undefined (GET_VBITS: a set bit in the
+/// result means undefined).
+fn carries_undefined_bits(bytes: &[u8]) -> bool {
+    let mut vbits = vec![0u8; bytes.len()];
+    let ok = client_request(0, GET_VBITS, [bytes.as_ptr() as u64, vbits.as_mut_ptr() as u64, bytes.len() as u64, 0, 0]);
+    assert_eq!(ok, 1, "GET_VBITS failed");
+    vbits.iter().any(|&v| v != 0)
+}
+
+/// The decoder of wegman before issue 9, for the negative control.
+#[inline(never)]
+fn leaky_decode(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) || !s.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()).collect()
+}
+
+/// Parse `text` with its bytes `digits` marked undefined, then check the
+/// decoded key against `want`. Returns a description of a failure.
+fn check(
+    name: &str,
+    mut text: Vec<u8>,
+    digits: std::ops::Range<usize>,
+    want: &[u8],
+    leaky: bool,
+) -> Result<(), String> {
+    mark(&text[digits.clone()], MAKE_MEM_UNDEFINED);
+    let got: Vec<u8> = if leaky {
+        let hex = std::str::from_utf8(&text[digits.clone()]).map_err(|e| e.to_string())?;
+        leaky_decode(hex).ok_or("leaky decoder refused")?
+    } else if name.starts_with("--key-hex") {
+        hexarg::decode_secret("key", &text[digits.clone()])?.to_vec()
+    } else {
+        keyfile::parse_material(&text)?.bytes.to_vec()
+    };
+    let flowed = carries_undefined_bits(&got);
+    mark(&got, MAKE_MEM_DEFINED);
+    mark(&text, MAKE_MEM_DEFINED);
+    text.iter_mut().for_each(|b| *b = 0);
+    if !flowed {
+        return Err(format!("{name}: the decoded key carries no undefined bits: the test marked nothing"));
+    }
+    if got != want {
+        return Err(format!("{name}: decoded {got:02x?}, expected {want:02x?}"));
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let leaky = std::env::args().any(|a| a == "--leaky");
+    if !running_on_valgrind() {
+        eprintln!("ctgrind_keys: run me under valgrind (tests/ctgrind_keys.rs does): outside it nothing is checked");
+        return ExitCode::from(2);
+    }
+    // A fixed key with every nibble value in both positions.
+    let key: Vec<u8> = (0..32u8).map(|i| i.wrapping_mul(0x3b) ^ 0xa5).collect();
+    let lower: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    let upper = lower.to_uppercase();
+    let mut cases: Vec<(String, Vec<u8>, std::ops::Range<usize>)> = Vec::new();
+    for (case, hex) in [("lower", &lower), ("upper", &upper)] {
+        let head = "wegman-key v1\n# secret: never share, never commit\nalg poly1305aes\nkey ";
+        let text = format!("{head}{hex}\n");
+        cases.push((format!("key file ({case} case)"), text.into_bytes(), head.len()..head.len() + 64));
+        cases.push((format!("bare key file ({case} case)"), format!("{hex}\n").into_bytes(), 0..64));
+        cases.push((format!("--key-hex ({case} case)"), hex.clone().into_bytes(), 0..64));
+    }
+    let (mut passed, mut failed) = (0, 0);
+    for (name, text, digits) in cases {
+        match check(&name, text, digits, &key, leaky) {
+            Ok(()) => passed += 1,
+            Err(e) => {
+                println!("FAILED {e}");
+                failed += 1;
+            }
+        }
+    }
+    if leaky {
+        println!("ctgrind_keys --leaky: ran the old decoder on {passed} keys");
+    }
+    println!("ctgrind_keys: {passed} passed, {failed} failed");
+    if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
