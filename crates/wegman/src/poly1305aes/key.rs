@@ -71,6 +71,12 @@ impl Key {
     /// Import `k || r` (32 bytes, the layout of Bernstein's `kr`), rejecting
     /// an r with forbidden bits set.
     ///
+    /// An r of 0 is accepted without a warning: it is a valid key by §2's
+    /// definition (and Bernstein's API cannot refuse one), but it makes every
+    /// tag `AES_k(n)` whatever the message. A uniformly random r is 0 with
+    /// probability 2^-106, so meeting one means the key was not generated as
+    /// §3 requires; see the [module docs](super).
+    ///
     /// ```
     /// use wegman::poly1305aes::Key;
     /// let mut kr = [0u8; 32];
