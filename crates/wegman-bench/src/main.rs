@@ -208,14 +208,7 @@ fn run(args: &Args) -> Result<(), String> {
     let core_ratio = tsc::core_ticks_ratio();
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let software = vec![
-        (
-            "wegman",
-            format!(
-                "{} (Poly1305 backend: {})",
-                env!("CARGO_PKG_VERSION"),
-                wegman::platform::Platform::detect().name()
-            ),
-        ),
+        ("wegman", format!("{} (backends: {})", env!("CARGO_PKG_VERSION"), wegman_backends())),
         ("openssl", lib.version()),
         ("libsodium", sodium.version()),
         ("rustcrypto", "poly1305 0.9, aes 0.9, aes-gcm 0.11 (exact versions in Cargo.lock)".to_string()),
@@ -388,14 +381,38 @@ fn run(args: &Args) -> Result<(), String> {
     }
     if let Some(dir) = &args.plot {
         let caption = format!(
-            "{} | TSC {:.0} MHz (ticks are not core cycles) | {} mode, median of {} batches | wegman backends: portable 64-bit, no SIMD",
+            "{} | TSC {:.0} MHz (ticks are not core cycles) | {} mode, median of {} batches | wegman backends: {}",
             meta.cpu,
             meta.tsc_mhz,
             meta.mode,
-            meta.plan.reps * meta.plan.passes
+            meta.plan.reps * meta.plan.passes,
+            wegman_backends()
         );
         let files = plot::write(dir, &results, meta.tsc_mhz, &caption).map_err(|e| format!("writing plots: {e}"))?;
         println!("wrote {} charts into {}", files.len(), dir.display());
     }
     Ok(())
+}
+
+/// The backend each wegman family runs on here, as reported by keys made the
+/// way users make them (so the label is the backend that ran, not a guess).
+pub(crate) struct Backends {
+    pub(crate) poly1305: wegman::platform::Platform,
+    pub(crate) mmh: wegman::platform::Platform,
+    pub(crate) cwc: wegman::platform::Platform,
+}
+
+pub(crate) fn wegman_backends() -> Backends {
+    let key = wegman::poly1305aes::Key::from_bytes_clamped(&[1; 32]);
+    Backends {
+        poly1305: wegman::poly1305aes::ExpandedKey::new(&key).platform(),
+        mmh: wegman::mmh::MacKey::new(wegman::mmh::Alg::Mmh32, &[1; 32]).platform(),
+        cwc: wegman::cwc::CwcKey::new(&[1; 16]).expect("a 16-byte key").platform(),
+    }
+}
+
+impl std::fmt::Display for Backends {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Poly1305 {}, MMH {}, CWC-HASH {}", self.poly1305, self.mmh, self.cwc)
+    }
 }

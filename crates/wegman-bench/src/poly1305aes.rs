@@ -601,9 +601,9 @@ impl Family for Poly1305AesFamily {
              the AES named and builds r||s, as an application using that library must."
                 .into(),
             format!(
-                "wegman's Poly1305 backend here: {} (plain 64-bit code, no SIMD); its AES is the RustCrypto aes crate \
-                 (AES-NI when the CPU has it).",
-                wegman::platform::Platform::detect().name()
+                "wegman's Poly1305 backend here: {} (as reported by an ExpandedKey made on this machine); its AES \
+                 is the RustCrypto aes crate (AES-NI when the CPU has it).",
+                crate::wegman_backends().poly1305
             ),
             "OpenSSL: algorithms fetched once, one EVP context reused across calls (re-keyed per call in the \
              one-shot tables). libsodium uses OpenSSL's AES for s."

@@ -9,8 +9,9 @@
 //!
 //! Secrets are handled without secret-dependent branches or indexes, tags are
 //! compared in constant time, keys are zeroized on drop and never shown by
-//! `Debug`. The portable code contains no `unsafe`; SIMD backends will live
-//! in leaf files chosen by [`platform::Platform::detect`].
+//! `Debug`. The portable code contains no `unsafe`; SIMD backends live in
+//! leaf files (`x86_*`), entered only with a proof token from [`cpu`]
+//! that the CPU has their instructions, and chosen once per key.
 //!
 //! ```
 //! use wegman::poly1305aes::{authenticate, verify, Key};
@@ -20,9 +21,12 @@
 //! assert!(verify(&key, &tag, &nonce, b"message").is_ok());
 //! ```
 
-#![forbid(unsafe_code)]
+// `unsafe` is denied everywhere but in the SIMD leaf modules
+// (`poly1305aes/backend/x86_*`), each allowed by name where it is declared.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cpu;
 pub mod ct;
 pub mod cwc;
 mod error;

@@ -1,12 +1,14 @@
-//! The one place that decides which backend runs.
+//! Which backend a keyed object runs on, as a read-only label for
+//! diagnostics and the benchmark.
 //!
-//! Every keyed object (a Poly1305 state today; MMH and CWC keys later) asks
-//! [`Platform::detect`] once, when it is created, and keeps the answer: the
-//! backend is chosen per key, never per block. A SIMD backend is added by
-//! giving it a variant here, a run-time check in `detect`, and a leaf file
-//! under the algorithm's `backend/` folder; callers do not change.
+//! The label is reported by the object that did the work
+//! (`Poly1305::platform`, `Poly1305Aes::platform`, `MacKey::platform`, …), so
+//! it always names the backend that actually ran. Which backends a key may
+//! use is decided in one place, [`crate::cpu`]; each algorithm's
+//! `backend/mod.rs` then picks the best one its features allow, once per
+//! key. Today every family runs its portable backend on every CPU.
 
-/// The instruction-set level a key's backend was built for.
+/// The instruction-set level of the backend a key runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Platform {
@@ -15,19 +17,16 @@ pub enum Platform {
 }
 
 impl Platform {
-    /// The best backend this CPU supports.
-    ///
-    /// Setting the environment variable is not consulted here on purpose:
-    /// tests force a backend by constructing it directly.
-    #[inline]
-    pub fn detect() -> Self {
-        Platform::Portable
-    }
-
     /// A short name for diagnostics and benchmark labels.
     pub fn name(self) -> &'static str {
         match self {
             Platform::Portable => "portable",
         }
+    }
+}
+
+impl core::fmt::Display for Platform {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
     }
 }

@@ -5,6 +5,7 @@
 
 use proptest::prelude::*;
 use rand::{Rng, RngCore, SeedableRng};
+use wegman::cpu::Features;
 use wegman::mmh::{self, Alg, MacKey, block};
 use wegman::platform::Platform;
 use wegman_ref::mmh as reference;
@@ -97,7 +98,7 @@ fn every_length_up_to_three_blocks_every_alg() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
     for alg in Alg::ALL {
         let key: [u8; 32] = rng.random();
-        let expanded = MacKey::with_platform(alg, &key, Platform::Portable);
+        let expanded = MacKey::with_features(alg, &key, Features::portable());
         assert_eq!(expanded.platform(), Platform::Portable);
         let nonce = [0x33u8; 16];
         for len in 0..=3 * alg.block_bytes() + 1 {

@@ -8,9 +8,9 @@ use super::backend::HashKey;
 use super::cipher::{Cipher, Ctr, counter_block};
 use super::hash::Hasher;
 use super::{MAX_BYTES, NONCE_BYTES, TAG_BYTES};
+use crate::cpu::Features;
 use crate::ct;
 use crate::error::Error;
-use crate::platform::Platform;
 
 /// A CWC tag: the first `len` (1..=16) bytes of τ. `==` compares in
 /// constant time (no early exit on the first differing byte).
@@ -87,14 +87,20 @@ pub struct CwcKey {
 impl CwcKey {
     /// A 16-, 24- or 32-byte AES key (CWC-AES-128/192/256).
     pub fn new(key: &[u8]) -> Result<Self, Error> {
-        Self::with_platform(key, Platform::detect())
+        Self::with_features(key, Features::detect())
     }
 
-    /// Force a backend (tests and benchmarks).
-    pub fn with_platform(key: &[u8], platform: Platform) -> Result<Self, Error> {
+    /// Which backend computes this key's CWC-HASH.
+    pub fn platform(&self) -> crate::platform::Platform {
+        self.hash.platform()
+    }
+
+    /// Use at most `features` (tests and benchmarks; [`Features::portable`]
+    /// forces the portable backend).
+    pub fn with_features(key: &[u8], features: Features) -> Result<Self, Error> {
         let cipher = Cipher::new(key)?;
         let mut kh = kh(&cipher);
-        let hash = HashKey::new(kh, platform);
+        let hash = HashKey::new(kh, features);
         kh.zeroize();
         Ok(CwcKey { cipher, hash })
     }

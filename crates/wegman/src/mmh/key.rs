@@ -10,6 +10,7 @@ use zeroize::Zeroize;
 
 use super::alg::{Alg, KEY_BYTES, MAX_LEVEL_KEY_BYTES, MAX_LEVELS, NONCE_BYTES};
 use super::backend::Keys;
+use crate::cpu::Features;
 use crate::error::Error;
 use crate::platform::Platform;
 
@@ -79,7 +80,7 @@ pub struct MacKey {
 impl MacKey {
     /// Expand `kp || ks` for `alg` on the best backend this CPU supports.
     pub fn new(alg: Alg, key: &[u8; KEY_BYTES]) -> Self {
-        Self::with_platform(alg, key, Platform::detect())
+        Self::with_features(alg, key, Features::detect())
     }
 
     /// Import from a slice of exactly 32 bytes.
@@ -89,10 +90,11 @@ impl MacKey {
         Ok(Self::new(alg, key))
     }
 
-    /// Expand for a given backend (tests and benchmarks compare backends this way).
-    pub fn with_platform(alg: Alg, key: &[u8; KEY_BYTES], platform: Platform) -> Self {
+    /// Expand using at most `features` (tests and benchmarks compare
+    /// backends this way; [`Features::portable`] forces the portable one).
+    pub fn with_features(alg: Alg, key: &[u8; KEY_BYTES], features: Features) -> Self {
         let (kp, ks) = ciphers(key);
-        let mut keys = Keys::new(alg, platform);
+        let mut keys = Keys::new(alg, features);
         for _ in 0..MAX_LEVELS {
             push_next_level(&mut keys, &ks, alg);
         }

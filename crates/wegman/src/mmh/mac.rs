@@ -11,8 +11,8 @@ use super::alg::{Alg, KEY_BYTES, MAX_TAG_BYTES, NONCE_BYTES};
 use super::backend::Keys;
 use super::key::{MacKey, ciphers, pad, push_next_level};
 use super::tree::{Tree, WHOLE_MAX, hash_whole};
+use crate::cpu::Features;
 use crate::error::Error;
-use crate::platform::Platform;
 
 /// A tag, or a tree-hash output H: the algorithm's w bytes (4, 8, 12 or 16),
 /// little-endian words.
@@ -231,7 +231,7 @@ pub(crate) struct Owned {
 impl Owned {
     pub(crate) fn new(alg: Alg, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES]) -> Self {
         let (kp, ks) = ciphers(key);
-        Owned { ks, keys: Keys::new(alg, Platform::detect()), tree: Tree::new(alg), pad: pad(&kp, nonce) }
+        Owned { ks, keys: Keys::new(alg, Features::detect()), tree: Tree::new(alg), pad: pad(&kp, nonce) }
     }
 
     fn expand_to(&mut self, levels: usize) {
@@ -286,7 +286,7 @@ pub fn mac(alg: Alg, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES], message: 
         // Whole in memory: expand just the levels this length needs, no
         // streaming state.
         let (kp, ks) = ciphers(key);
-        let mut keys = Keys::new(alg, Platform::detect());
+        let mut keys = Keys::new(alg, Features::detect());
         while keys.levels() < alg.levels_for_len(message.len() as u128) {
             push_next_level(&mut keys, &ks, alg);
         }

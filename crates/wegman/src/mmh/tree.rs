@@ -247,8 +247,8 @@ impl Drop for Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cpu::Features;
     use crate::mmh::key::{ciphers, push_next_level};
-    use crate::platform::Platform;
 
     #[test]
     fn whole_message_hash_equals_the_streaming_tree() {
@@ -262,7 +262,7 @@ mod tests {
         }
         for alg in Alg::ALL {
             let (_, ks) = ciphers(&[0x5au8; 32]);
-            let mut keys = Keys::new(alg, Platform::Portable);
+            let mut keys = Keys::new(alg, Features::portable());
             for _ in 0..MAX_LEVELS {
                 push_next_level(&mut keys, &ks, alg);
             }
@@ -290,7 +290,7 @@ mod tests {
     fn a_clone_has_room_for_every_upper_level() {
         for alg in Alg::ALL {
             let (_, ks) = ciphers(&[0x5au8; 32]);
-            let mut keys = Keys::new(alg, Platform::Portable);
+            let mut keys = Keys::new(alg, Features::portable());
             for _ in 0..MAX_LEVELS {
                 push_next_level(&mut keys, &ks, alg);
             }
@@ -322,7 +322,7 @@ mod tests {
             // refused for good, even for an empty update, and at finalize
             assert!(t.admit(0).is_err());
             let (_, ks) = ciphers(&[0u8; 32]);
-            let mut keys = Keys::new(alg, Platform::Portable);
+            let mut keys = Keys::new(alg, Features::portable());
             push_next_level(&mut keys, &ks, alg);
             assert!(t.finalize(&keys).is_err());
         }

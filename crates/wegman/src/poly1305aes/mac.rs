@@ -5,32 +5,50 @@ use core::fmt;
 use aes::Aes128Enc;
 use zeroize::Zeroize;
 
+use super::backend::State;
 use super::key::{Key, NONCE_BYTES, TAG_BYTES, aes_pad};
 use super::poly1305::Poly1305;
+use crate::cpu::Features;
 use crate::error::Error;
 use crate::platform::Platform;
 
-/// A key with its AES key schedule expanded once, for callers that
-/// authenticate many messages under one key.
+/// A key with its AES key schedule expanded and its Poly1305 backend chosen
+/// once, for callers that authenticate many messages under one key.
 ///
-/// Poly1305 itself needs no precomputation (that is the paper's point about
-/// key agility); only the AES round keys are cached here.
+/// Poly1305 needs no precomputation (that is the paper's point about key
+/// agility), but a SIMD backend runs faster with the powers r^2 … r^4: they
+/// are computed here, once, with the AES round keys.
 #[derive(Clone)]
 pub struct ExpandedKey {
     cipher: Aes128Enc,
-    r: [u8; 16],
+    /// The backend's state for r with h = 0, its precomputation done; each
+    /// message starts from a copy.
+    poly: State,
 }
 
 impl ExpandedKey {
-    /// Expand `key`'s AES schedule.
+    /// Expand `key` for the best backend this CPU supports.
     pub fn new(key: &Key) -> Self {
-        ExpandedKey { cipher: key.cipher(), r: *key.r() }
+        Self::with_features(key, Features::detect())
+    }
+
+    /// Expand `key` for the best backend `features` allow (tests and
+    /// benchmarks; [`Features::portable`] forces the portable one).
+    pub fn with_features(key: &Key, features: Features) -> Self {
+        let mut poly = State::new(key.r(), features);
+        poly.precompute();
+        ExpandedKey { cipher: key.cipher(), poly }
+    }
+
+    /// Which backend computes the polynomial for this key.
+    pub fn platform(&self) -> Platform {
+        self.poly.platform()
     }
 
     /// Start a streaming computation for `nonce`.
     pub fn start(&self, nonce: &[u8; NONCE_BYTES]) -> Poly1305Aes {
         let mut s = aes_pad(&self.cipher, nonce);
-        let inner = Poly1305::new_unchecked(&self.r, &s, Platform::detect());
+        let inner = Poly1305::from_state(self.poly.clone(), &s);
         s.zeroize();
         Poly1305Aes { inner }
     }
@@ -53,7 +71,7 @@ impl ExpandedKey {
 
 impl Drop for ExpandedKey {
     fn drop(&mut self) {
-        self.r.zeroize();
+        self.poly.wipe();
     }
 }
 
@@ -83,7 +101,7 @@ impl Poly1305Aes {
     /// Start authenticating a message under `key` and `nonce`.
     pub fn new(key: &Key, nonce: &[u8; NONCE_BYTES]) -> Self {
         let mut s = aes_pad(&key.cipher(), nonce);
-        let inner = Poly1305::new_unchecked(key.r(), &s, Platform::detect());
+        let inner = Poly1305::from_state(State::new(key.r(), Features::detect()), &s);
         s.zeroize();
         Poly1305Aes { inner }
     }

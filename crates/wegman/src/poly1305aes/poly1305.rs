@@ -11,6 +11,7 @@ use zeroize::Zeroize;
 
 use super::backend::State;
 use super::key::check_r;
+use crate::cpu::Features;
 use crate::ct;
 use crate::error::Error;
 use crate::platform::Platform;
@@ -43,7 +44,7 @@ impl Poly1305 {
     /// Start Poly1305_r(·, s). Rejects an r that breaks §2.
     pub fn new(r: &[u8; 16], s: &[u8; 16]) -> Result<Self, Error> {
         check_r(r)?;
-        Ok(Self::new_unchecked(r, s, Platform::detect()))
+        Ok(Self::from_state(State::new(r, Features::detect()), s))
     }
 
     /// RFC 8439 layout: 32 bytes `r || s`, r clamped as the RFC prescribes.
@@ -53,23 +54,23 @@ impl Poly1305 {
         r.copy_from_slice(&key[..16]);
         s.copy_from_slice(&key[16..]);
         super::key::clamp(&mut r);
-        let me = Self::new_unchecked(&r, &s, Platform::detect());
+        let me = Self::from_state(State::new(&r, Features::detect()), &s);
         r.zeroize();
         s.zeroize();
         me
     }
 
-    /// Force a particular backend (for differential tests and benchmarks).
-    /// The caller must have checked r.
-    pub(crate) fn new_unchecked(r: &[u8; 16], s: &[u8; 16], platform: Platform) -> Self {
-        Poly1305 { state: State::with_platform(r, platform), s: *s, buf: [0; 16], buf_len: 0 }
+    /// A computation on a backend state made from a checked r.
+    pub(crate) fn from_state(state: State, s: &[u8; 16]) -> Self {
+        Poly1305 { state, s: *s, buf: [0; 16], buf_len: 0 }
     }
 
-    /// Build with an explicit backend; `r` is checked. Used by tests that
-    /// compare every backend with the portable one.
-    pub fn with_platform(r: &[u8; 16], s: &[u8; 16], platform: Platform) -> Result<Self, Error> {
+    /// Use at most `features` (the best backend they allow); `r` is
+    /// checked. Tests run every backend this CPU has with
+    /// [`Features::every_level`]; [`Features::portable`] forces the portable one.
+    pub fn with_features(r: &[u8; 16], s: &[u8; 16], features: Features) -> Result<Self, Error> {
         check_r(r)?;
-        Ok(Self::new_unchecked(r, s, platform))
+        Ok(Self::from_state(State::new(r, features), s))
     }
 
     /// Which backend this state runs on.

@@ -1,10 +1,12 @@
 //! CWC-HASH backends behind one per-key dispatch.
 //!
-//! [`HashKey`] holds whichever backend [`Platform::detect`] chose when the
-//! key was made; only the portable one exists today.
+//! [`HashKey`] holds the best backend the key's [`Features`] allow, chosen
+//! when the key is made; only the portable one exists today, so every
+//! feature level gets it.
 
 pub(crate) mod soft;
 
+use crate::cpu::Features;
 use crate::platform::Platform;
 
 #[derive(Clone)]
@@ -14,9 +16,15 @@ pub(crate) enum HashKey {
 
 impl HashKey {
     /// From Kh (< 2^127).
-    pub(crate) fn new(kh: u128, platform: Platform) -> Self {
-        match platform {
-            Platform::Portable => HashKey::Portable(soft::Powers::new(kh)),
+    pub(crate) fn new(kh: u128, features: Features) -> Self {
+        let _ = features; // no SIMD backend yet
+        HashKey::Portable(soft::Powers::new(kh))
+    }
+
+    /// Which backend this key's hash runs on.
+    pub(crate) fn platform(&self) -> Platform {
+        match self {
+            HashKey::Portable(_) => Platform::Portable,
         }
     }
 

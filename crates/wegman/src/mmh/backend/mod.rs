@@ -3,12 +3,14 @@
 //! A backend owns its form of the level keys (a SIMD backend may widen or
 //! interleave them) and offers three operations: take the next level's key
 //! words, hash whole blocks under one level's key, and wipe. [`Keys`] holds
-//! whichever backend [`Platform::detect`] chose when the key was made; the
+//! the best backend the key's [`Features`] allow, chosen when the key was made
+//! (only the portable one exists today); the
 //! `match` runs once per run of blocks, never per block.
 
 mod soft;
 
 use super::alg::Alg;
+use crate::cpu::Features;
 use crate::platform::Platform;
 
 pub(crate) use soft::{mmh32, mmh32_toeplitz, mmh64, mmh64_toeplitz, nmh32};
@@ -20,10 +22,9 @@ pub(crate) enum Keys {
 
 impl Keys {
     /// No levels yet; add them with [`Keys::push_level`].
-    pub(crate) fn new(alg: Alg, platform: Platform) -> Self {
-        match platform {
-            Platform::Portable => Keys::Portable(soft::Keys::new(alg)),
-        }
+    pub(crate) fn new(alg: Alg, features: Features) -> Self {
+        let _ = features; // no SIMD backend yet
+        Keys::Portable(soft::Keys::new(alg))
     }
 
     pub(crate) fn platform(&self) -> Platform {

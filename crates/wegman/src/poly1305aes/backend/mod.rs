@@ -1,11 +1,16 @@
 //! Poly1305 backends behind one per-key dispatch.
 //!
-//! Each backend is a leaf file with the same three operations: build from a
-//! valid r, absorb 16-byte blocks with a given high bit, finalize with s.
-//! [`State`] holds whichever backend [`Platform::detect`] chose for this key.
+//! Each backend is a leaf file with the same operations: build from a valid
+//! r, absorb 16-byte blocks with a given high bit, finalize with s, wipe.
+//! [`State`] holds the best backend the key's [`Features`] allow, chosen
+//! once when the key's state is made; the `match` runs once per run of
+//! blocks, never per block.
+//!
+//! - `soft.rs`: portable, radix 2^64, no `unsafe`.
 
 mod soft;
 
+use crate::cpu::Features;
 use crate::platform::Platform;
 
 #[derive(Clone)]
@@ -14,11 +19,19 @@ pub(crate) enum State {
 }
 
 impl State {
-    /// Backend state for a valid r (§2 restrictions already checked) on the
-    /// given platform, normally [`Platform::detect`]'s answer.
-    pub(crate) fn with_platform(r: &[u8; 16], platform: Platform) -> Self {
-        match platform {
-            Platform::Portable => State::Portable(soft::State::new(r)),
+    /// Backend state for a valid r (§2 restrictions already checked): the
+    /// best backend `features` allow. A SIMD backend computes its powers of
+    /// r only when an input long enough to repay them arrives.
+    pub(crate) fn new(r: &[u8; 16], features: Features) -> Self {
+        let _ = features;
+        State::Portable(soft::State::new(r))
+    }
+
+    /// Precompute what the backend can precompute per key (powers of r), for
+    /// a key that will authenticate many messages.
+    pub(crate) fn precompute(&mut self) {
+        match self {
+            State::Portable(_) => {}
         }
     }
 

@@ -1,0 +1,126 @@
+//! Run-time CPU feature detection: the one place that decides which
+//! instruction sets a backend may use.
+//!
+//! A SIMD backend runs only with a *proof token* in hand — [`Avx2`],
+//! [`Avx512Ifma`] — a zero-sized value that can only be obtained from
+//! [`Features`], and [`Features`] hands one out only after a positive
+//! run-time detection (ring's and RustCrypto `cpufeatures`' pattern). So no
+//! safe code can make a backend run on a CPU that lacks its instructions:
+//! the `unsafe` calls into `#[target_feature]` code in the `x86_*` leaves
+//! each name the token that proves the feature.
+//!
+//! Every keyed object asks for [`Features`] once, when it is made (per key,
+//! never per block), and keeps the backend it picked; the standard library
+//! caches the detection itself. Tests use [`Features::portable`] and
+//! [`Features::every_level`] to run each backend this CPU has.
+//!
+//! Building with `RUSTFLAGS='--cfg wegman_backend="portable"'` makes
+//! [`Features::detect`] find nothing, so the portable code runs everywhere
+//! (CI runs the suite that way too).
+
+use core::fmt;
+
+/// Proof that this CPU runs AVX2 (and the OS saves its registers).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Avx2(());
+
+/// Proof that this CPU runs AVX-512 F, VL and IFMA (52-bit multiply-add).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Avx512Ifma(());
+
+impl fmt::Debug for Avx2 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Avx2")
+    }
+}
+
+impl fmt::Debug for Avx512Ifma {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Avx512Ifma")
+    }
+}
+
+/// The instruction-set extensions a backend may use: at most what the CPU
+/// has (fewer, to test a lower level).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    avx2: Option<Avx2>,
+    avx512ifma: Option<Avx512Ifma>,
+}
+
+impl Features {
+    /// No extensions: the portable backends.
+    pub const fn portable() -> Self {
+        Features { avx2: None, avx512ifma: None }
+    }
+
+    /// What this CPU supports (nothing in a `wegman_backend="portable"` build).
+    pub fn detect() -> Self {
+        if cfg!(wegman_backend = "portable") {
+            return Self::portable();
+        }
+        Self::detect_x86()
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn detect_x86() -> Self {
+        let avx2 = std::is_x86_feature_detected!("avx2");
+        let ifma = std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512ifma");
+        Features { avx2: avx2.then_some(Avx2(())), avx512ifma: (avx2 && ifma).then_some(Avx512Ifma(())) }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn detect_x86() -> Self {
+        Self::portable()
+    }
+
+    /// The AVX2 token, if these features include AVX2.
+    pub fn avx2(self) -> Option<Avx2> {
+        self.avx2
+    }
+
+    /// The AVX-512 IFMA token, if these features include it.
+    pub fn avx512ifma(self) -> Option<Avx512Ifma> {
+        self.avx512ifma
+    }
+
+    /// These features and every lower level: portable first, then each
+    /// extension level up to these features (for tests that run every
+    /// backend this CPU has).
+    pub fn every_level(self) -> Vec<Features> {
+        let mut levels = vec![Self::portable()];
+        if self.avx2.is_some() {
+            levels.push(Features { avx2: self.avx2, avx512ifma: None });
+        }
+        if self.avx512ifma.is_some() {
+            levels.push(self);
+        }
+        levels
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_portable_build_detects_nothing() {
+        if cfg!(wegman_backend = "portable") {
+            assert_eq!(Features::detect(), Features::portable());
+        }
+    }
+
+    #[test]
+    fn levels_never_claim_more_than_detected() {
+        let all = Features::detect();
+        let levels = all.every_level();
+        assert_eq!(levels[0], Features::portable());
+        assert_eq!(*levels.last().unwrap(), if all.avx2().is_some() { all } else { Features::portable() });
+        for f in levels {
+            assert!(f.avx2().is_none() || all.avx2().is_some());
+            assert!(f.avx512ifma().is_none() || all.avx512ifma().is_some());
+        }
+    }
+}

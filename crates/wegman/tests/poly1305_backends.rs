@@ -1,0 +1,146 @@
+//! Every Poly1305 backend this CPU has (`Features::every_level`: portable,
+//! then each SIMD level) against the big-integer reference model: every
+//! length 0..=4096, all-0xff messages with the largest r (maximal carries),
+//! random lengths up to 1 MiB + 17, streaming with random splits (inside
+//! the 64-byte SIMD group and around the vector threshold), and
+//! `ExpandedKey`. Each case also checks the backend's label, so a test
+//! cannot pass on the portable code while claiming a SIMD one.
+
+use rand::{Rng, RngCore, SeedableRng};
+use wegman::cpu::Features;
+use wegman::platform::Platform;
+use wegman::poly1305aes::{ExpandedKey, Key, Poly1305, clamp};
+use wegman_ref::poly1305aes as reference;
+
+/// r with every bit §2 allows set.
+const R_MAX: [u8; 16] =
+    [0xff, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f];
+
+/// The label the best backend of `features` must report.
+fn expected(features: Features) -> Platform {
+    let _ = features; // the portable backend is the only one so far
+    Platform::Portable
+}
+
+fn levels() -> Vec<Features> {
+    let levels = Features::detect().every_level();
+    eprintln!("backends under test: {:?}", levels.iter().map(|f| expected(*f).name()).collect::<Vec<_>>());
+    levels
+}
+
+fn random_r(rng: &mut impl RngCore) -> [u8; 16] {
+    let mut r = [0u8; 16];
+    rng.fill_bytes(&mut r);
+    clamp(&mut r);
+    r
+}
+
+fn tag(features: Features, r: &[u8; 16], s: &[u8; 16], pieces: &[&[u8]]) -> [u8; 16] {
+    let mut p = Poly1305::with_features(r, s, features).unwrap();
+    assert_eq!(p.platform(), expected(features));
+    for piece in pieces {
+        p.update(piece);
+    }
+    p.finalize()
+}
+
+#[test]
+fn every_length_0_to_4096() {
+    for features in levels() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(4096);
+        for len in 0..=4096usize {
+            let r = random_r(&mut rng);
+            let s: [u8; 16] = rng.random();
+            let mut m = vec![0u8; len];
+            rng.fill_bytes(&mut m);
+            let want = reference::poly1305(&r, &s, &m);
+            assert_eq!(tag(features, &r, &s, &[&m]), want, "{:?} len {len}", expected(features));
+        }
+    }
+}
+
+#[test]
+fn maximal_carries_all_ones_and_extreme_r() {
+    let mut one = [0u8; 16];
+    one[0] = 1;
+    for features in levels() {
+        for r in [R_MAX, [0u8; 16], one] {
+            for s in [[0xffu8; 16], [0u8; 16]] {
+                for len in (0..=1200usize).chain([4095, 4096, 4097, 65536 + 15]) {
+                    let m = vec![0xffu8; len];
+                    let want = reference::poly1305(&r, &s, &m);
+                    assert_eq!(tag(features, &r, &s, &[&m]), want, "{:?} len {len} r {r:02x?}", expected(features));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn random_long_lengths_up_to_1_mib_plus_17() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1 << 20);
+    let mut lens: Vec<usize> = (0..6).map(|_| rng.random_range(4096..=(1 << 20) + 17)).collect();
+    lens.push((1 << 20) + 17);
+    for len in lens {
+        let r = random_r(&mut rng);
+        let s: [u8; 16] = rng.random();
+        let mut m = vec![0u8; len];
+        rng.fill_bytes(&mut m);
+        let want = reference::poly1305(&r, &s, &m);
+        for features in levels() {
+            assert_eq!(tag(features, &r, &s, &[&m]), want, "{:?} len {len}", expected(features));
+        }
+    }
+}
+
+#[test]
+fn random_streaming_splits() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(77);
+    for round in 0..300 {
+        let len = rng.random_range(0..5000usize);
+        let r = if round % 10 == 0 { R_MAX } else { random_r(&mut rng) };
+        let s: [u8; 16] = rng.random();
+        let mut m = vec![0u8; len];
+        if round % 7 == 0 {
+            m.fill(0xff);
+        } else {
+            rng.fill_bytes(&mut m);
+        }
+        // pieces of 0..=700 bytes: inside a 64-byte group, around the
+        // vector threshold, and several groups long
+        let mut pieces = Vec::new();
+        let mut at = 0;
+        while at < len {
+            let n = rng.random_range(0..=700usize).min(len - at);
+            pieces.push(&m[at..at + n]);
+            at += n;
+        }
+        let want = reference::poly1305(&r, &s, &m);
+        for features in levels() {
+            assert_eq!(tag(features, &r, &s, &pieces), want, "{:?} round {round}", expected(features));
+        }
+    }
+}
+
+#[test]
+fn expanded_keys_on_every_backend() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+    for features in levels() {
+        for len in [0usize, 1, 16, 255, 256, 257, 1000, 4096, 100_000] {
+            let mut kr = [0u8; 32];
+            rng.fill_bytes(&mut kr);
+            let key = Key::from_bytes_clamped(&kr);
+            let (k, r) = (kr[..16].try_into().unwrap(), key.to_bytes()[16..].try_into().unwrap());
+            let ek = ExpandedKey::with_features(&key, features);
+            assert_eq!(ek.platform(), expected(features));
+            let n: [u8; 16] = rng.random();
+            let mut m = vec![0u8; len];
+            rng.fill_bytes(&mut m);
+            let want = reference::poly1305aes(&k, &r, &n, &m);
+            // the same key twice: the precomputed state is not consumed
+            assert_eq!(ek.authenticate(&n, &m), want, "{:?} len {len}", expected(features));
+            assert_eq!(ek.authenticate(&n, &m), want);
+            assert!(ek.verify(&want, &n, &m).is_ok());
+        }
+    }
+}
