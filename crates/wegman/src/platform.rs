@@ -6,7 +6,8 @@
 //! it always names the backend that actually ran. Which backends a key may
 //! use is decided in one place, [`crate::cpu`]; each algorithm's
 //! `backend/mod.rs` then picks the best one its features allow, once per
-//! key. Today every family runs its portable backend on every CPU.
+//! key. Today Poly1305 has an AVX2 backend; MMH and CWC run portable code on
+//! every CPU.
 
 /// The instruction-set level of the backend a key runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +15,8 @@
 pub enum Platform {
     /// Portable Rust with 64-bit limbs; runs everywhere, contains no `unsafe`.
     Portable,
+    /// AVX2: four 64-bit lanes of 26-bit limbs (Poly1305).
+    Avx2,
 }
 
 impl Platform {
@@ -21,6 +24,7 @@ impl Platform {
     pub fn name(self) -> &'static str {
         match self {
             Platform::Portable => "portable",
+            Platform::Avx2 => "avx2",
         }
     }
 }

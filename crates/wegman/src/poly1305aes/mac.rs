@@ -5,7 +5,7 @@ use core::fmt;
 use aes::Aes128Enc;
 use zeroize::Zeroize;
 
-use super::backend::State;
+use super::backend::{Precomputed, State};
 use super::key::{Key, NONCE_BYTES, TAG_BYTES, aes_pad};
 use super::poly1305::Poly1305;
 use crate::cpu::Features;
@@ -17,13 +17,16 @@ use crate::platform::Platform;
 ///
 /// Poly1305 needs no precomputation (that is the paper's point about key
 /// agility), but a SIMD backend runs faster with the powers r^2 … r^4: they
-/// are computed here, once, with the AES round keys.
+/// are computed here, once, with the AES round keys, and lent to
+/// [`ExpandedKey::authenticate`] and [`ExpandedKey::verify`]. (A streaming
+/// computation from [`ExpandedKey::start`] owns its state and computes them
+/// itself for long inputs.)
 #[derive(Clone)]
 pub struct ExpandedKey {
     cipher: Aes128Enc,
-    /// The backend's state for r with h = 0, its precomputation done; each
-    /// message starts from a copy.
+    /// The backend's state for r with h = 0; each message starts from a copy.
     poly: State,
+    pre: Precomputed,
 }
 
 impl ExpandedKey {
@@ -35,9 +38,9 @@ impl ExpandedKey {
     /// Expand `key` for the best backend `features` allow (tests and
     /// benchmarks; [`Features::portable`] forces the portable one).
     pub fn with_features(key: &Key, features: Features) -> Self {
-        let mut poly = State::new(key.r(), features);
-        poly.precompute();
-        ExpandedKey { cipher: key.cipher(), poly }
+        let poly = State::new(key.r(), features);
+        let pre = poly.precompute();
+        ExpandedKey { cipher: key.cipher(), poly, pre }
     }
 
     /// Which backend computes the polynomial for this key.
@@ -56,7 +59,7 @@ impl ExpandedKey {
     /// One-shot authenticator of `message` under `nonce`.
     pub fn authenticate(&self, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> [u8; TAG_BYTES] {
         let mut m = self.start(nonce);
-        m.update(message);
+        m.inner.update_with(message, &self.pre);
         m.finalize()
     }
 
@@ -64,7 +67,7 @@ impl ExpandedKey {
     #[must_use = "a failed verification must be acted upon"]
     pub fn verify(&self, tag: &[u8; TAG_BYTES], nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<(), Error> {
         let mut m = self.start(nonce);
-        m.update(message);
+        m.inner.update_with(message, &self.pre);
         m.verify(tag)
     }
 }

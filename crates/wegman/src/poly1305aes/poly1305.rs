@@ -9,7 +9,7 @@ use core::fmt;
 
 use zeroize::Zeroize;
 
-use super::backend::State;
+use super::backend::{Precomputed, State};
 use super::key::check_r;
 use crate::cpu::Features;
 use crate::ct;
@@ -79,7 +79,12 @@ impl Poly1305 {
     }
 
     /// Absorb more message bytes; any split of a message gives the same tag.
-    pub fn update(&mut self, mut data: &[u8]) {
+    pub fn update(&mut self, data: &[u8]) {
+        self.update_with(data, &Precomputed::None);
+    }
+
+    /// [`Poly1305::update`] with the key's precomputation (an `ExpandedKey`'s).
+    pub(crate) fn update_with(&mut self, mut data: &[u8], pre: &Precomputed) {
         if self.buf_len > 0 {
             let take = (16 - self.buf_len).min(data.len());
             self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&data[..take]);
@@ -88,12 +93,12 @@ impl Poly1305 {
             if self.buf_len < 16 {
                 return;
             }
-            self.state.blocks(&self.buf, 1);
+            self.state.blocks(&self.buf, 1, pre);
             self.buf_len = 0;
         }
         let full = data.len() & !15;
         if full > 0 {
-            self.state.blocks(&data[..full], 1);
+            self.state.blocks(&data[..full], 1, pre);
         }
         let rest = &data[full..];
         self.buf[..rest.len()].copy_from_slice(rest);
@@ -104,7 +109,7 @@ impl Poly1305 {
     /// `universal-hash` integration.
     pub(crate) fn update_blocks(&mut self, blocks: &[u8]) {
         debug_assert!(self.buf_len == 0 && blocks.len().is_multiple_of(16));
-        self.state.blocks(blocks, 1);
+        self.state.blocks(blocks, 1, &Precomputed::None);
     }
 
     /// The 16-byte authenticator. Consumes the state, which is then wiped.
@@ -128,7 +133,7 @@ impl Poly1305 {
             let mut last = [0u8; 16];
             last[..self.buf_len].copy_from_slice(&self.buf[..self.buf_len]);
             last[self.buf_len] = 1;
-            self.state.blocks(&last, 0);
+            self.state.blocks(&last, 0, &Precomputed::None);
             last.zeroize();
             self.buf_len = 0;
         }

@@ -7,15 +7,34 @@
 //! blocks, never per block.
 //!
 //! - `soft.rs`: portable, radix 2^64, no `unsafe`.
+//! - `x86_avx2.rs`: AVX2, four lanes of radix-2^26 limbs; `unsafe` only to
+//!   enter its `#[target_feature]` code with an [`Avx2`](crate::cpu::Avx2)
+//!   token and for its vector loads.
 
 mod soft;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86_avx2;
 
 use crate::cpu::Features;
 use crate::platform::Platform;
 
+/// What a backend precomputes per key (an `ExpandedKey` keeps it and lends
+/// it to each message; the per-message [`State`] stays small).
+#[derive(Clone)]
+pub(crate) enum Precomputed {
+    /// Nothing (the portable backend, or a computation from a bare key).
+    None,
+    /// r^1 … r^4 for the AVX2 backend.
+    #[cfg(target_arch = "x86_64")]
+    Avx2(x86_avx2::Powers),
+}
+
 #[derive(Clone)]
 pub(crate) enum State {
     Portable(soft::State),
+    #[cfg(target_arch = "x86_64")]
+    Avx2(x86_avx2::State),
 }
 
 impl State {
@@ -23,30 +42,48 @@ impl State {
     /// best backend `features` allow. A SIMD backend computes its powers of
     /// r only when an input long enough to repay them arrives.
     pub(crate) fn new(r: &[u8; 16], features: Features) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(token) = features.avx2() {
+            return State::Avx2(x86_avx2::State::new(r, token));
+        }
         let _ = features;
         State::Portable(soft::State::new(r))
     }
 
-    /// Precompute what the backend can precompute per key (powers of r), for
-    /// a key that will authenticate many messages.
-    pub(crate) fn precompute(&mut self) {
+    /// What the backend can precompute per key (powers of r), for a key
+    /// that will authenticate many messages.
+    pub(crate) fn precompute(&self) -> Precomputed {
         match self {
-            State::Portable(_) => {}
+            State::Portable(_) => Precomputed::None,
+            #[cfg(target_arch = "x86_64")]
+            State::Avx2(s) => Precomputed::Avx2(s.powers()),
         }
     }
 
     pub(crate) fn platform(&self) -> Platform {
         match self {
             State::Portable(_) => Platform::Portable,
+            #[cfg(target_arch = "x86_64")]
+            State::Avx2(_) => Platform::Avx2,
         }
     }
 
     /// Absorb whole 16-byte blocks; `hibit` is 1 for message chunks and 0 for
-    /// an already padded final partial chunk.
+    /// an already padded final partial chunk. `pre` is this key's
+    /// precomputation, or [`Precomputed::None`].
     #[inline]
-    pub(crate) fn blocks(&mut self, blocks: &[u8], hibit: u64) {
+    pub(crate) fn blocks(&mut self, blocks: &[u8], hibit: u64, pre: &Precomputed) {
         match self {
             State::Portable(s) => s.blocks(blocks, hibit),
+            #[cfg(target_arch = "x86_64")]
+            State::Avx2(s) => s.blocks(
+                blocks,
+                hibit,
+                match pre {
+                    Precomputed::Avx2(p) => Some(p),
+                    _ => None,
+                },
+            ),
         }
     }
 
@@ -54,12 +91,16 @@ impl State {
     pub(crate) fn finalize(&self, s: &[u8; 16]) -> [u8; 16] {
         match self {
             State::Portable(st) => st.finalize(s),
+            #[cfg(target_arch = "x86_64")]
+            State::Avx2(st) => st.finalize(s),
         }
     }
 
     pub(crate) fn wipe(&mut self) {
         match self {
             State::Portable(s) => s.wipe(),
+            #[cfg(target_arch = "x86_64")]
+            State::Avx2(s) => s.wipe(),
         }
     }
 }

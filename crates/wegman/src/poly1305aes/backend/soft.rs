@@ -90,6 +90,22 @@ impl State {
         self.h2 = h2;
     }
 
+    /// r as two 64-bit limbs (for a SIMD backend's powers of r).
+    pub(crate) fn r(&self) -> (u64, u64) {
+        (self.r0, self.r1)
+    }
+
+    /// The accumulator `[h0, h1, h2]`, with `h2 <= 4`.
+    pub(crate) fn h(&self) -> [u64; 3] {
+        [self.h0, self.h1, self.h2]
+    }
+
+    /// Replace the accumulator; the caller keeps `h2 <= 4` (h < 5*2^128).
+    pub(crate) fn set_h(&mut self, h: [u64; 3]) {
+        debug_assert!(h[2] <= 4);
+        [self.h0, self.h1, self.h2] = h;
+    }
+
     /// ((h mod 2^130-5) + s) mod 2^128, little-endian.
     pub(crate) fn finalize(&self, s: &[u8; 16]) -> [u8; 16] {
         let (h0, h1, h2) = (self.h0, self.h1, self.h2);

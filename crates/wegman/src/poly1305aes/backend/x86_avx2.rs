@@ -1,0 +1,295 @@
+//! AVX2 Poly1305: four independent lanes of radix-2^26 limbs, with the
+//! portable code for short inputs and between calls.
+//!
+//! # Method
+//! For blocks m_1 … m_n (n a multiple of 4) the polynomial step
+//! h' = (((h + m_1) r + m_2) r + … + m_n) r is computed as four lanes: lane
+//! j accumulates blocks j+1, j+5, j+9, …, the first group as
+//! A_0 = h + m_1, A_j = m_{j+1}, every later group as A_j = A_j·r^4 + m;
+//! then h' = A_0·r^4 + A_1·r^3 + A_2·r^2 + A_3·r. (For n = 4 that is
+//! (h + m_1)r^4 + m_2 r^3 + m_3 r^2 + m_4 r, the polynomial itself.)
+//!
+//! The powers r^1 … r^4 ([`Powers`]) are an `ExpandedKey`'s, computed once
+//! per key and lent to each call ([`PRECOMPUTED_MIN_BYTES`]); without them
+//! (a one-shot or streaming computation from a `Key`) they are computed on
+//! the stack, and wiped, only for an input long enough to repay them
+//! ([`LAZY_MIN_BYTES`]), so a short message keeps §1's key agility and the
+//! per-message state is no bigger than the portable one. Between calls h
+//! lives in the portable state (radix 2^64), so streaming splits of any
+//! size, and the final padded block, go through the same code.
+//!
+//! Loading: two 32-byte loads hold blocks (0, 1) and (2, 3); `unpacklo/hi`
+//! put their low and high halves into the 64-bit lanes in the order blocks
+//! 0, 2, 1, 3, so the final multipliers per lane are r^4, r^2, r^3, r^1.
+//!
+//! # Limb bounds (all lanes 64-bit; `vpmuludq` multiplies the low 32 bits)
+//! * Powers r^k: 26-bit limbs after the scalar carry chain, limb 1 at most
+//!   2^26 (all < 2^26 + 1); their 5× multiples < 5·(2^26 + 1) < 2^28.33.
+//! * A message block: limbs < 2^26, limb 4 < 2^24 + 2^24 (the 2^128 bit).
+//! * h from the portable state (h < 5·2^128): limbs < 2^26, limb 4 < 5·2^24.
+//! * Accumulator after the carry step below: limbs 0, 2, 3 < 2^26, limb 1 <
+//!   2^26 + 2^8.4, limb 4 < 2^26 + 2^6.2; plus a message limb: every limb <
+//!   2^27.01, and < 2^32, as `vpmuludq` needs.
+//! * A product sum d_i = Σ of five products < 5 · 2^27.01 · 2^28.33 < 2^57.7:
+//!   no 64-bit lane overflows; the 4-lane horizontal sum < 2^59.7.
+//! * Carry step (two interleaved chains, 0→1→2→3 and 3→4→0·5→1): each carry
+//!   is < 2^32.1, so after it the bounds above hold again. One carry step
+//!   per group (lazy reduction): limbs stay below 2^27.01 without full
+//!   reduction, which happens only in `finalize` (portable code).
+//!
+//! Constant time: no branch or index depends on h, r or the message; the
+//! vector path is taken or not on the input's length only.
+
+use core::arch::x86_64::*;
+
+use super::soft;
+use crate::cpu::Avx2;
+
+/// With precomputed powers, inputs shorter than this go through the
+/// portable code: below it the vector path's fixed costs (lane set-up, the
+/// final combination) are not repaid.
+pub(crate) const PRECOMPUTED_MIN_BYTES: usize = 256;
+/// Without them, the powers are computed too: shorter inputs stay portable.
+pub(crate) const LAZY_MIN_BYTES: usize = 1024;
+
+const M26: u64 = (1 << 26) - 1;
+
+/// r^1 … r^4 in radix-2^26 limbs: an `ExpandedKey`'s precomputation.
+#[derive(Clone)]
+pub(crate) struct Powers([[u64; 5]; 4]);
+
+impl Drop for Powers {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        self.0.iter_mut().for_each(|l| l.zeroize());
+    }
+}
+
+/// AVX2 Poly1305 state: the portable state (no bigger) and the token.
+#[derive(Clone)]
+pub(crate) struct State {
+    scalar: soft::State,
+    token: Avx2,
+}
+
+impl State {
+    /// `r` must satisfy §2 (checked by the caller); `token` proves AVX2.
+    pub(crate) fn new(r: &[u8; 16], token: Avx2) -> Self {
+        State { scalar: soft::State::new(r), token }
+    }
+
+    /// The powers of r, for a key that will see many messages.
+    pub(crate) fn powers(&self) -> Powers {
+        let (r0, r1) = self.scalar.r();
+        Powers::new(r0, r1)
+    }
+
+    /// Absorb `blocks`, with the key's precomputed powers if it has them.
+    /// Short inputs take the portable code straight away (inlined); the
+    /// vector path is a call of its own.
+    #[inline]
+    pub(crate) fn blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) {
+        if blocks.len() < PRECOMPUTED_MIN_BYTES || (powers.is_none() && blocks.len() < LAZY_MIN_BYTES) {
+            self.scalar.blocks(blocks, hibit);
+        } else {
+            self.vector_blocks(blocks, hibit, powers);
+        }
+    }
+
+    #[inline(never)]
+    fn vector_blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) {
+        let (head, tail) = blocks.split_at(blocks.len() & !63);
+        let computed;
+        let powers = match powers {
+            Some(p) => p,
+            None => {
+                computed = self.powers();
+                &computed
+            }
+        };
+        // SAFETY: `self.token` is an `Avx2`, which `crate::cpu` hands out
+        // only after detecting AVX2 on this CPU.
+        let h = unsafe { groups(self.token, self.scalar.h(), head, powers, hibit) };
+        self.scalar.set_h(h);
+        self.scalar.blocks(tail, hibit);
+    }
+
+    pub(crate) fn finalize(&self, s: &[u8; 16]) -> [u8; 16] {
+        self.scalar.finalize(s)
+    }
+
+    pub(crate) fn wipe(&mut self) {
+        self.scalar.wipe();
+    }
+}
+
+/// 26-bit limbs of a number below 2^130 given as 64-bit limbs (h2 < 2^2 + 1).
+fn limbs26(lo: u64, hi: u64, top: u64) -> [u64; 5] {
+    [lo & M26, (lo >> 26) & M26, ((lo >> 52) | (hi << 12)) & M26, (hi >> 14) & M26, (hi >> 40) | (top << 24)]
+}
+
+/// a·b mod 2^130-5 in 26-bit limbs (inputs < 2^26 + 1 per limb), carried to
+/// limbs < 2^26 except limb 1 <= 2^26.
+fn mul26(a: &[u64; 5], b: &[u64; 5]) -> [u64; 5] {
+    let s = |i: usize| 5 * b[i];
+    let d = [
+        a[0] * b[0] + a[1] * s(4) + a[2] * s(3) + a[3] * s(2) + a[4] * s(1),
+        a[0] * b[1] + a[1] * b[0] + a[2] * s(4) + a[3] * s(3) + a[4] * s(2),
+        a[0] * b[2] + a[1] * b[1] + a[2] * b[0] + a[3] * s(4) + a[4] * s(3),
+        a[0] * b[3] + a[1] * b[2] + a[2] * b[1] + a[3] * b[0] + a[4] * s(4),
+        a[0] * b[4] + a[1] * b[3] + a[2] * b[2] + a[3] * b[1] + a[4] * b[0],
+    ];
+    carry_scalar(d)
+}
+
+/// Full carry chain 0→1→2→3→4, fold 4 into 0 times 5, then 0→1: limbs
+/// < 2^26 except limb 1 <= 2^26 (for sums below 2^60).
+fn carry_scalar(mut d: [u64; 5]) -> [u64; 5] {
+    for i in 0..4 {
+        d[i + 1] += d[i] >> 26;
+        d[i] &= M26;
+    }
+    let c = d[4] >> 26;
+    d[4] &= M26;
+    d[0] += 5 * c;
+    d[1] += d[0] >> 26;
+    d[0] &= M26;
+    d
+}
+
+impl Powers {
+    fn new(r0: u64, r1: u64) -> Self {
+        let r = limbs26(r0, r1, 0);
+        let r2 = mul26(&r, &r);
+        let r3 = mul26(&r2, &r);
+        let r4 = mul26(&r2, &r2);
+        Powers([r, r2, r3, r4])
+    }
+}
+
+/// The 130-bit value of carried 26-bit limbs (each < 2^60 before carrying)
+/// as the portable state's `[h0, h1, h2]`, h2 <= 4.
+fn to_radix64(sums: [u64; 5]) -> [u64; 3] {
+    let d = carry_scalar(sums);
+    let low = u128::from(d[0]) + (u128::from(d[1]) << 26) + (u128::from(d[2]) << 52) + (u128::from(d[3]) << 78);
+    let (v, carry) = low.overflowing_add(u128::from(d[4] & ((1 << 24) - 1)) << 104);
+    [v as u64, (v >> 64) as u64, (d[4] >> 24) + u64::from(carry)]
+}
+
+/// Five limb vectors of four lanes.
+type Limbs = [__m256i; 5];
+
+#[target_feature(enable = "avx2")]
+fn splat(x: u64) -> __m256i {
+    _mm256_set1_epi64x(x as i64)
+}
+
+/// Limb i of four numbers, one per lane (lane 0 first).
+#[target_feature(enable = "avx2")]
+fn lanes(p: [&[u64; 5]; 4], i: usize) -> __m256i {
+    _mm256_set_epi64x(p[3][i] as i64, p[2][i] as i64, p[1][i] as i64, p[0][i] as i64)
+}
+
+/// Four blocks as 26-bit limbs, lanes in block order 0, 2, 1, 3.
+#[target_feature(enable = "avx2")]
+fn load(group: &[u8], hibit: __m256i) -> Limbs {
+    debug_assert_eq!(group.len(), 64);
+    // SAFETY: `group` is 64 readable bytes: two unaligned 32-byte loads.
+    let (a, b) =
+        unsafe { (_mm256_loadu_si256(group.as_ptr().cast()), _mm256_loadu_si256(group[32..].as_ptr().cast())) };
+    let lo = _mm256_unpacklo_epi64(a, b);
+    let hi = _mm256_unpackhi_epi64(a, b);
+    let m = splat(M26);
+    [
+        _mm256_and_si256(lo, m),
+        _mm256_and_si256(_mm256_srli_epi64::<26>(lo), m),
+        _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi64::<52>(lo), _mm256_slli_epi64::<12>(hi)), m),
+        _mm256_and_si256(_mm256_srli_epi64::<14>(hi), m),
+        _mm256_or_si256(_mm256_srli_epi64::<40>(hi), hibit),
+    ]
+}
+
+/// d = a·r per lane, unreduced (see the bounds in the module docs); `s`
+/// holds 5·r_1 … 5·r_4.
+#[target_feature(enable = "avx2")]
+fn mul(a: &Limbs, r: &Limbs, s: &[__m256i; 4]) -> Limbs {
+    let m = |x, y| _mm256_mul_epu32(x, y);
+    let add5 = |t: [__m256i; 5]| {
+        _mm256_add_epi64(_mm256_add_epi64(_mm256_add_epi64(t[0], t[1]), _mm256_add_epi64(t[2], t[3])), t[4])
+    };
+    let [a0, a1, a2, a3, a4] = *a;
+    let [r0, r1, r2, r3, r4] = *r;
+    let [s1, s2, s3, s4] = *s;
+    [
+        add5([m(a0, r0), m(a1, s4), m(a2, s3), m(a3, s2), m(a4, s1)]),
+        add5([m(a0, r1), m(a1, r0), m(a2, s4), m(a3, s3), m(a4, s2)]),
+        add5([m(a0, r2), m(a1, r1), m(a2, r0), m(a3, s4), m(a4, s3)]),
+        add5([m(a0, r3), m(a1, r2), m(a2, r1), m(a3, r0), m(a4, s4)]),
+        add5([m(a0, r4), m(a1, r3), m(a2, r2), m(a3, r1), m(a4, r0)]),
+    ]
+}
+
+/// One lazy carry step per lane: two interleaved chains.
+#[target_feature(enable = "avx2")]
+fn carry(d: Limbs) -> Limbs {
+    let m = splat(M26);
+    let [mut d0, mut d1, mut d2, mut d3, mut d4] = d;
+    let mut c = _mm256_srli_epi64::<26>(d0);
+    d0 = _mm256_and_si256(d0, m);
+    d1 = _mm256_add_epi64(d1, c);
+    c = _mm256_srli_epi64::<26>(d3);
+    d3 = _mm256_and_si256(d3, m);
+    d4 = _mm256_add_epi64(d4, c);
+    c = _mm256_srli_epi64::<26>(d1);
+    d1 = _mm256_and_si256(d1, m);
+    d2 = _mm256_add_epi64(d2, c);
+    c = _mm256_srli_epi64::<26>(d4);
+    d4 = _mm256_and_si256(d4, m);
+    d0 = _mm256_add_epi64(d0, _mm256_add_epi64(c, _mm256_slli_epi64::<2>(c)));
+    c = _mm256_srli_epi64::<26>(d2);
+    d2 = _mm256_and_si256(d2, m);
+    d3 = _mm256_add_epi64(d3, c);
+    c = _mm256_srli_epi64::<26>(d0);
+    d0 = _mm256_and_si256(d0, m);
+    d1 = _mm256_add_epi64(d1, c);
+    c = _mm256_srli_epi64::<26>(d3);
+    d3 = _mm256_and_si256(d3, m);
+    d4 = _mm256_add_epi64(d4, c);
+    [d0, d1, d2, d3, d4]
+}
+
+/// The sum of a vector's four 64-bit lanes.
+#[target_feature(enable = "avx2")]
+fn hsum(v: __m256i) -> u64 {
+    let x = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    (_mm_cvtsi128_si64(x) as u64).wrapping_add(_mm_extract_epi64::<1>(x) as u64)
+}
+
+/// h' for `blocks` (a non-empty multiple of 64 bytes) starting from `h`.
+/// Takes the token so that only a holder of the proof can name the call.
+#[target_feature(enable = "avx2")]
+fn groups(_proof: Avx2, h: [u64; 3], blocks: &[u8], p: &Powers, hibit: u64) -> [u64; 3] {
+    let [r1, r2, r3, r4] = [&p.0[0], &p.0[1], &p.0[2], &p.0[3]];
+    let hib = splat(hibit << 24);
+    let r4v: Limbs = core::array::from_fn(|i| splat(r4[i]));
+    let s4v: [__m256i; 4] = core::array::from_fn(|i| splat(5 * r4[i + 1]));
+    let mut chunks = blocks.chunks_exact(64);
+    let mut a = load(chunks.next().expect("at least one group"), hib);
+    let h26 = limbs26(h[0], h[1], h[2]);
+    for (limb, hl) in a.iter_mut().zip(h26) {
+        *limb = _mm256_add_epi64(*limb, _mm256_set_epi64x(0, 0, 0, hl as i64));
+    }
+    for group in chunks {
+        let m = load(group, hib);
+        a = carry(mul(&a, &r4v, &s4v));
+        for (limb, ml) in a.iter_mut().zip(m) {
+            *limb = _mm256_add_epi64(*limb, ml);
+        }
+    }
+    // Lanes hold blocks 0, 2, 1, 3 of their group: multiply by r^4, r^2, r^3, r^1.
+    let order = [r4, r2, r3, r1];
+    let rf: Limbs = core::array::from_fn(|i| lanes(order, i));
+    let sf: [__m256i; 4] = core::array::from_fn(|i| _mm256_mul_epu32(rf[i + 1], splat(5)));
+    let d = mul(&a, &rf, &sf);
+    to_radix64(core::array::from_fn(|i| hsum(d[i])))
+}
