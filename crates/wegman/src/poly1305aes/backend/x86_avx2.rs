@@ -9,7 +9,14 @@
 //! then h' = A_0·r^4 + A_1·r^3 + A_2·r^2 + A_3·r. (For n = 4 that is
 //! (h + m_1)r^4 + m_2 r^3 + m_3 r^2 + m_4 r, the polynomial itself.)
 //!
-//! The powers r^1 … r^4 ([`Powers`]) are an `ExpandedKey`'s, computed once
+//! Runs of 8 blocks use two such sets of lanes, A for blocks 1–4 and B for
+//! blocks 5–8 of every 8, each step multiplied by r^8, combined as
+//! Σ A_j·r^(8−j) + Σ B_j·r^(4−j): the two multiply-and-carry chains are
+//! independent, so the core overlaps them instead of waiting on one
+//! (the single chain is latency-bound). A last 4-block group, if any, runs
+//! through one set of lanes.
+//!
+//! The powers r^1 … r^8 ([`Powers`]) are an `ExpandedKey`'s, computed once
 //! per key and lent to each call ([`PRECOMPUTED_MIN_BYTES`]); without them
 //! (a one-shot or streaming computation from a `Key`) they are computed on
 //! the stack, and wiped, only for an input long enough to repay them
@@ -31,7 +38,9 @@
 //!   2^26 + 2^8.4, limb 4 < 2^26 + 2^6.2; plus a message limb: every limb <
 //!   2^27.01, and < 2^32, as `vpmuludq` needs.
 //! * A product sum d_i = Σ of five products < 5 · 2^27.01 · 2^28.33 < 2^57.7:
-//!   no 64-bit lane overflows; the 4-lane horizontal sum < 2^59.7.
+//!   no 64-bit lane overflows; the final A and B products added < 2^58.7,
+//!   and their 4-lane horizontal sum < 2^60.7, which the scalar carry chain
+//!   takes (its carries stay below 2^35).
 //! * Carry step (two interleaved chains, 0→1→2→3 and 3→4→0·5→1): each carry
 //!   is < 2^32.1, so after it the bounds above hold again. One carry step
 //!   per group (lazy reduction): limbs stay below 2^27.01 without full
@@ -54,9 +63,9 @@ pub(crate) const LAZY_MIN_BYTES: usize = 1024;
 
 const M26: u64 = (1 << 26) - 1;
 
-/// r^1 … r^4 in radix-2^26 limbs: an `ExpandedKey`'s precomputation.
+/// r^1 … r^8 in radix-2^26 limbs: an `ExpandedKey`'s precomputation.
 #[derive(Clone)]
-pub(crate) struct Powers([[u64; 5]; 4]);
+pub(crate) struct Powers([[u64; 5]; 8]);
 
 impl Drop for Powers {
     fn drop(&mut self) {
@@ -143,7 +152,8 @@ fn mul26(a: &[u64; 5], b: &[u64; 5]) -> [u64; 5] {
 }
 
 /// Full carry chain 0→1→2→3→4, fold 4 into 0 times 5, then 0→1: limbs
-/// < 2^26 except limb 1 <= 2^26 (for sums below 2^60).
+/// < 2^26 except limb 1 (< 2^26 + 2^12 for sums below 2^61; <= 2^26 for
+/// the products of two carried numbers, below 2^56).
 fn carry_scalar(mut d: [u64; 5]) -> [u64; 5] {
     for i in 0..4 {
         d[i + 1] += d[i] >> 26;
@@ -163,7 +173,11 @@ impl Powers {
         let r2 = mul26(&r, &r);
         let r3 = mul26(&r2, &r);
         let r4 = mul26(&r2, &r2);
-        Powers([r, r2, r3, r4])
+        let r5 = mul26(&r4, &r);
+        let r6 = mul26(&r4, &r2);
+        let r7 = mul26(&r4, &r3);
+        let r8 = mul26(&r4, &r4);
+        Powers([r, r2, r3, r4, r5, r6, r7, r8])
     }
 }
 
@@ -289,29 +303,85 @@ fn hsum(v: __m256i) -> u64 {
 /// Takes the token so that only a holder of the proof can name the call.
 #[target_feature(enable = "avx2")]
 fn groups(_proof: Avx2, h: [u64; 3], blocks: &[u8], p: &Powers, hibit: u64) -> [u64; 3] {
-    let [r1, r2, r3, r4] = [&p.0[0], &p.0[1], &p.0[2], &p.0[3]];
     let hib = splat(hibit << 24);
-    let r4v: Limbs = core::array::from_fn(|i| splat(r4[i]));
-    let s4v: [__m256i; 4] = core::array::from_fn(|i| splat(5 * r4[i + 1]));
-    let mut chunks = blocks.chunks_exact(64);
-    let mut a = load(chunks.next().expect("at least one group"), hib);
-    let h26 = limbs26(h[0], h[1], h[2]);
-    for (limb, hl) in a.iter_mut().zip(h26) {
+    let (pairs, last) = blocks.split_at(blocks.len() & !127);
+    let mut h = h;
+    if !pairs.is_empty() {
+        h = two_sets(h, pairs, p, hib);
+    }
+    if !last.is_empty() {
+        h = one_set(h, last, p, hib);
+    }
+    h
+}
+
+/// `h` added to lane 0 (block 0 of the first group) of `a`.
+#[target_feature(enable = "avx2")]
+fn add_h(a: &mut Limbs, h: [u64; 3]) {
+    for (limb, hl) in a.iter_mut().zip(limbs26(h[0], h[1], h[2])) {
         *limb = _mm256_add_epi64(*limb, _mm256_set_epi64x(0, 0, 0, hl as i64));
     }
+}
+
+/// `a += m`, limb by limb.
+#[target_feature(enable = "avx2")]
+fn add(a: &mut Limbs, m: Limbs) {
+    for (limb, ml) in a.iter_mut().zip(m) {
+        *limb = _mm256_add_epi64(*limb, ml);
+    }
+}
+
+/// The vectors to multiply lanes (blocks 0, 2, 1, 3 of a group) by r^(k+4),
+/// r^(k+2), r^(k+3), r^(k+1), and their 5× multiples.
+#[target_feature(enable = "avx2")]
+fn final_powers(p: &Powers, k: usize) -> (Limbs, [__m256i; 4]) {
+    let order = [&p.0[k + 3], &p.0[k + 1], &p.0[k + 2], &p.0[k]];
+    let rf: Limbs = core::array::from_fn(|i| lanes(order, i));
+    let sf = core::array::from_fn(|i| mul32(rf[i + 1], splat(5)));
+    (rf, sf)
+}
+
+/// `r^k` broadcast to every lane, and its 5× multiples.
+#[target_feature(enable = "avx2")]
+fn broadcast(r: &[u64; 5]) -> (Limbs, [__m256i; 4]) {
+    (core::array::from_fn(|i| splat(r[i])), core::array::from_fn(|i| splat(5 * r[i + 1])))
+}
+
+/// One set of four lanes over `blocks` (a non-empty multiple of 64 bytes).
+#[target_feature(enable = "avx2")]
+fn one_set(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m256i) -> [u64; 3] {
+    let (r4, s4) = broadcast(&p.0[3]);
+    let mut chunks = blocks.chunks_exact(64);
+    let mut a = load(chunks.next().expect("at least one group"), hib);
+    add_h(&mut a, h);
     for group in chunks {
         // multiply and carry first, then load the message: its five limb
         // vectors are not live across the multiply (fewer spills)
-        a = carry(mul(&a, &r4v, &s4v));
-        let m = load(group, hib);
-        for (limb, ml) in a.iter_mut().zip(m) {
-            *limb = _mm256_add_epi64(*limb, ml);
-        }
+        a = carry(mul(&a, &r4, &s4));
+        add(&mut a, load(group, hib));
     }
-    // Lanes hold blocks 0, 2, 1, 3 of their group: multiply by r^4, r^2, r^3, r^1.
-    let order = [r4, r2, r3, r1];
-    let rf: Limbs = core::array::from_fn(|i| lanes(order, i));
-    let sf: [__m256i; 4] = core::array::from_fn(|i| mul32(rf[i + 1], splat(5)));
+    let (rf, sf) = final_powers(p, 0);
     let d = mul(&a, &rf, &sf);
     to_radix64(core::array::from_fn(|i| hsum(d[i])))
+}
+
+/// Two sets of four lanes over `blocks` (a non-empty multiple of 128 bytes).
+#[target_feature(enable = "avx2")]
+fn two_sets(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m256i) -> [u64; 3] {
+    let (r8, s8) = broadcast(&p.0[7]);
+    let mut chunks = blocks.chunks_exact(64);
+    let mut a = load(chunks.next().expect("at least two groups"), hib);
+    let mut b = load(chunks.next().expect("at least two groups"), hib);
+    add_h(&mut a, h);
+    while let (Some(ga), Some(gb)) = (chunks.next(), chunks.next()) {
+        a = carry(mul(&a, &r8, &s8));
+        b = carry(mul(&b, &r8, &s8));
+        add(&mut a, load(ga, hib));
+        add(&mut b, load(gb, hib));
+    }
+    // A holds blocks 1–4 of every 8 (powers 8..5), B blocks 5–8 (4..1).
+    let (ra, sa) = final_powers(p, 4);
+    let (rb, sb) = final_powers(p, 0);
+    let (da, db) = (mul(&a, &ra, &sa), mul(&b, &rb, &sb));
+    to_radix64(core::array::from_fn(|i| hsum(_mm256_add_epi64(da[i], db[i]))))
 }
