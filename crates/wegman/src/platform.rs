@@ -6,8 +6,8 @@
 //! it always names the backend that actually ran. Which backends a key may
 //! use is decided in one place, [`crate::cpu`]; each algorithm's
 //! `backend/mod.rs` then picks the best one its features allow, once per
-//! key. Today Poly1305 has an AVX2 backend; MMH and CWC run portable code on
-//! every CPU.
+//! key. Today Poly1305 has AVX2 and AVX-512 IFMA backends; MMH and CWC run
+//! portable code on every CPU.
 
 /// The instruction-set level of the backend a key runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +17,8 @@ pub enum Platform {
     Portable,
     /// AVX2: four 64-bit lanes of 26-bit limbs (Poly1305).
     Avx2,
+    /// AVX-512 IFMA: eight 64-bit lanes of 44-bit limbs, 52-bit multiply-adds (Poly1305).
+    Avx512Ifma,
 }
 
 impl Platform {
@@ -25,6 +27,7 @@ impl Platform {
         match self {
             Platform::Portable => "portable",
             Platform::Avx2 => "avx2",
+            Platform::Avx512Ifma => "ifma",
         }
     }
 }

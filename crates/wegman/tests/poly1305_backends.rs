@@ -18,7 +18,13 @@ const R_MAX: [u8; 16] =
 
 /// The label the best backend of `features` must report.
 fn expected(features: Features) -> Platform {
-    if features.avx2().is_some() { Platform::Avx2 } else { Platform::Portable }
+    if features.avx512ifma().is_some() {
+        Platform::Avx512Ifma
+    } else if features.avx2().is_some() {
+        Platform::Avx2
+    } else {
+        Platform::Portable
+    }
 }
 
 fn levels() -> Vec<Features> {

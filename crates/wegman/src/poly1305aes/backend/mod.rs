@@ -7,14 +7,21 @@
 //! blocks, never per block.
 //!
 //! - `soft.rs`: portable, radix 2^64, no `unsafe`.
-//! - `x86_avx2.rs`: AVX2, four lanes of radix-2^26 limbs; `unsafe` only to
-//!   enter its `#[target_feature]` code with an [`Avx2`](crate::cpu::Avx2)
-//!   token and for its vector loads.
+//! - `x86_avx2.rs`: AVX2, two sets of four lanes of radix-2^26 limbs.
+//! - `x86_avx512ifma.rs`: AVX-512 IFMA, two sets of eight lanes of
+//!   radix-2^44 limbs; preferred when the CPU has it.
+//!
+//! The `x86_*` leaves use `unsafe` only to enter their `#[target_feature]`
+//! code with a token from [`crate::cpu`] and for their vector loads (and
+//! AVX2's one-instruction multiply).
 
 mod soft;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86_avx512ifma;
 
 use crate::cpu::Features;
 use crate::platform::Platform;
@@ -28,9 +35,12 @@ use crate::platform::Platform;
 pub(crate) enum Precomputed {
     /// Nothing (the portable backend, or a computation from a bare key).
     None,
-    /// r^1 … r^4 for the AVX2 backend.
+    /// r^1 … r^8 for the AVX2 backend.
     #[cfg(target_arch = "x86_64")]
     Avx2(x86_avx2::Powers),
+    /// r^1 … r^16 for the IFMA backend.
+    #[cfg(target_arch = "x86_64")]
+    Ifma(x86_avx512ifma::Powers),
 }
 
 #[derive(Clone)]
@@ -38,6 +48,8 @@ pub(crate) enum State {
     Portable(soft::State),
     #[cfg(target_arch = "x86_64")]
     Avx2(x86_avx2::State),
+    #[cfg(target_arch = "x86_64")]
+    Ifma(x86_avx512ifma::State),
 }
 
 impl State {
@@ -45,6 +57,10 @@ impl State {
     /// best backend `features` allow. A SIMD backend computes its powers of
     /// r only when an input long enough to repay them arrives.
     pub(crate) fn new(r: &[u8; 16], features: Features) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(token) = features.avx512ifma() {
+            return State::Ifma(x86_avx512ifma::State::new(r, token));
+        }
         #[cfg(target_arch = "x86_64")]
         if let Some(token) = features.avx2() {
             return State::Avx2(x86_avx2::State::new(r, token));
@@ -60,6 +76,8 @@ impl State {
             State::Portable(_) => Precomputed::None,
             #[cfg(target_arch = "x86_64")]
             State::Avx2(s) => Precomputed::Avx2(s.powers()),
+            #[cfg(target_arch = "x86_64")]
+            State::Ifma(s) => Precomputed::Ifma(s.powers()),
         }
     }
 
@@ -68,6 +86,8 @@ impl State {
             State::Portable(_) => Platform::Portable,
             #[cfg(target_arch = "x86_64")]
             State::Avx2(_) => Platform::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            State::Ifma(_) => Platform::Avx512Ifma,
         }
     }
 
@@ -87,6 +107,15 @@ impl State {
                     _ => None,
                 },
             ),
+            #[cfg(target_arch = "x86_64")]
+            State::Ifma(s) => s.blocks(
+                blocks,
+                hibit,
+                match pre {
+                    Precomputed::Ifma(p) => Some(p),
+                    _ => None,
+                },
+            ),
         }
     }
 
@@ -96,6 +125,8 @@ impl State {
             State::Portable(st) => st.finalize(s),
             #[cfg(target_arch = "x86_64")]
             State::Avx2(st) => st.finalize(s),
+            #[cfg(target_arch = "x86_64")]
+            State::Ifma(st) => st.finalize(s),
         }
     }
 
@@ -104,6 +135,8 @@ impl State {
             State::Portable(s) => s.wipe(),
             #[cfg(target_arch = "x86_64")]
             State::Avx2(s) => s.wipe(),
+            #[cfg(target_arch = "x86_64")]
+            State::Ifma(s) => s.wipe(),
         }
     }
 }

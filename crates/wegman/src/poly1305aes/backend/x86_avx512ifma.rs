@@ -1,0 +1,383 @@
+//! AVX-512 IFMA Poly1305: eight lanes of radix-2^44 limbs, two independent
+//! sets of lanes, 52-bit multiply-adds (`vpmadd52luq`/`vpmadd52huq`); the
+//! portable code for short inputs and between calls.
+//!
+//! # Method
+//! As in `x86_avx2.rs`, one step of many lanes: a set of eight lanes holds
+//! eight consecutive blocks, lane j accumulating blocks j+1, j+1+16, …; two
+//! sets A and B hold blocks 1–8 and 9–16 of every 16, each step multiplied
+//! by r^16, and at the end lane j of A is multiplied by r^(16−j), of B by
+//! r^(8−j), and everything is added up. The two multiply-and-carry chains
+//! are independent, so the core overlaps them (`vpmadd52*` has a latency of
+//! about 4 cycles; one chain per step would wait on it). A remaining
+//! 8-block group runs through one set (powers r^8 … r^1); fewer blocks go
+//! through the portable code. Loads: two 64-byte loads hold blocks 0–3 and
+//! 4–7; `unpacklo/hi` put their 64-bit halves into the lanes in block order
+//! 0, 4, 1, 5, 2, 6, 3, 7, and the final powers follow that order.
+//!
+//! r^1 … r^16 ([`Powers`]) are an `ExpandedKey`'s, computed once per key
+//! and lent to each call. Without them they are computed on the stack (and
+//! wiped) only for runs long enough to repay them: r^1 … r^8 and one set of
+//! lanes from [`LAZY_MIN_BYTES`], all sixteen and two sets from
+//! [`LAZY_TWO_SETS_BYTES`].
+//!
+//! # Arithmetic
+//! h = h0 + h1·2^44 + h2·2^88 (limbs of 44, 44 and 42 bits at rest). With
+//! 2^132 ≡ 20 (mod 2^130 − 5) and s_i = 20·r_i:
+//!
+//! ```text
+//! d0 = h0·r0 + h1·s2 + h2·s1      d1 = h0·r1 + h1·r0 + h2·s2      d2 = h0·r2 + h1·r1 + h2·r0
+//! ```
+//!
+//! Each product is taken as its low 52 bits (`madd52lo`, weight 1) and its
+//! bits 52–103 (`madd52hi`, weight 2^52 = 2^8 · 2^44): so the high sums move
+//! one limb up, shifted left by 8, and d2's high sum (weight 2^140 ≡ 5·2^10)
+//! is added to limb 0 times 5120.
+//!
+//! # Limb bounds (64-bit lanes; `vpmadd52*` reads the low 52 bits)
+//! * Powers: limbs 0 and 1 < 2^44 + 2^11, limb 2 < 2^42; s_i < 20·(2^44 + 2^11) <
+//!   2^48.33.
+//! * A block: limbs < 2^44, 2^44, 2^41 (the 2^128 bit at limb 2's bit 40);
+//!   h from the portable state (< 5·2^128): limb 2 < 2^42.33.
+//! * Accumulator after a carry step: limbs < 2^44, 2^44 + 1, 2^42; plus a
+//!   block: every limb < 2^45.01, well below the 52 bits `vpmadd52` reads.
+//! * Products < 2^45.01 · 2^48.33 = 2^93.34: low parts < 2^52, high parts <
+//!   2^41.34; three-term sums: low < 2^53.6, high < 2^42.9. Then
+//!   t0 = low0 + 5120·high2 < 2^53.6 + 2^55.2 < 2^55.7, t1 and t2 <
+//!   2^53.6 + 2^50.9 < 2^53.9: no lane overflows. The final A and B
+//!   products added < 2^56.7; their 8-lane sum < 2^59.7, carried in scalar.
+//! * Carry step 0→1→2→(·5)0→1: carries < 2^11.7, 2^10, 2^11.9, 1; afterwards
+//!   the at-rest bounds above hold again (lazy reduction: full reduction
+//!   only in `finalize`, portable code).
+//!
+//! Constant time: no branch or index depends on h, r or the message; the
+//! vector path is taken or not on the input's length only. valgrind cannot
+//! run AVX-512, so this leaf is constant time by construction (straight-line
+//! vector arithmetic; the only branches are on lengths), not by a memcheck
+//! run; the AVX2 leaf and the portable code are checked under valgrind.
+
+use core::arch::x86_64::*;
+
+use super::soft;
+use crate::cpu::Avx512Ifma;
+
+/// With precomputed powers, runs shorter than this go through the portable
+/// code (below it the lane set-up and the final combination cost more than
+/// they save).
+pub(crate) const PRECOMPUTED_MIN_BYTES: usize = 256;
+/// Without them, r^1 … r^8 are computed too: shorter runs stay portable.
+pub(crate) const LAZY_MIN_BYTES: usize = 512;
+/// From here on, without precomputed powers, all sixteen are computed and
+/// both sets of lanes run.
+pub(crate) const LAZY_TWO_SETS_BYTES: usize = 4096;
+
+const M44: u64 = (1 << 44) - 1;
+const M42: u64 = (1 << 42) - 1;
+
+/// r^1 … r^16 in radix-2^44 limbs (an `ExpandedKey`'s precomputation), or
+/// only r^1 … r^8 (`count` 8, the rest zero) for one set of lanes.
+#[derive(Clone)]
+pub(crate) struct Powers {
+    p: [[u64; 3]; 16],
+    count: usize,
+}
+
+impl Drop for Powers {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        self.p.iter_mut().for_each(|l| l.zeroize());
+    }
+}
+
+/// IFMA Poly1305 state: the portable state (no bigger) and the token.
+#[derive(Clone)]
+pub(crate) struct State {
+    scalar: soft::State,
+    token: Avx512Ifma,
+}
+
+impl State {
+    /// `r` must satisfy §2 (checked by the caller); `token` proves IFMA.
+    pub(crate) fn new(r: &[u8; 16], token: Avx512Ifma) -> Self {
+        State { scalar: soft::State::new(r), token }
+    }
+
+    /// All sixteen powers of r, for a key that will see many messages.
+    pub(crate) fn powers(&self) -> Powers {
+        self.first_powers(16)
+    }
+
+    fn first_powers(&self, count: usize) -> Powers {
+        let (r0, r1) = self.scalar.r();
+        Powers::new(r0, r1, count)
+    }
+
+    /// Absorb `blocks`, with the key's precomputed powers if it has them.
+    /// Short inputs take the portable code straight away (inlined); the
+    /// vector path is a call of its own.
+    #[inline]
+    pub(crate) fn blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) {
+        if blocks.len() < PRECOMPUTED_MIN_BYTES || (powers.is_none() && blocks.len() < LAZY_MIN_BYTES) {
+            self.scalar.blocks(blocks, hibit);
+        } else {
+            self.vector_blocks(blocks, hibit, powers);
+        }
+    }
+
+    #[inline(never)]
+    fn vector_blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) {
+        let (head, tail) = blocks.split_at(blocks.len() & !127);
+        let computed;
+        let powers = match powers {
+            Some(p) => p,
+            None => {
+                computed = self.first_powers(if blocks.len() >= LAZY_TWO_SETS_BYTES { 16 } else { 8 });
+                &computed
+            }
+        };
+        // SAFETY: `self.token` is an `Avx512Ifma`, which `crate::cpu` hands
+        // out only after detecting AVX-512 F, VL and IFMA on this CPU.
+        let h = unsafe { groups(self.token, self.scalar.h(), head, powers, hibit) };
+        self.scalar.set_h(h);
+        self.scalar.blocks(tail, hibit);
+    }
+
+    pub(crate) fn finalize(&self, s: &[u8; 16]) -> [u8; 16] {
+        self.scalar.finalize(s)
+    }
+
+    pub(crate) fn wipe(&mut self) {
+        self.scalar.wipe();
+    }
+}
+
+/// 44-bit limbs of h = lo + hi·2^64 + top·2^128 (top <= 4).
+fn limbs44(lo: u64, hi: u64, top: u64) -> [u64; 3] {
+    [lo & M44, ((lo >> 44) | (hi << 20)) & M44, (hi >> 24) | (top << 40)]
+}
+
+/// Carry 0→1→2, fold limb 2's bits from 2^130 up into limb 0 times 5, then
+/// 0→1 (sums below 2^61 in, limbs < 2^44, 2^44 + 2^17, 2^42 out).
+fn carry44(mut d: [u128; 3]) -> [u64; 3] {
+    d[1] += d[0] >> 44;
+    d[0] &= u128::from(M44);
+    d[2] += d[1] >> 44;
+    d[1] &= u128::from(M44);
+    d[0] += 5 * (d[2] >> 42);
+    d[2] &= u128::from(M42);
+    d[1] += d[0] >> 44;
+    d[0] &= u128::from(M44);
+    [d[0] as u64, d[1] as u64, d[2] as u64]
+}
+
+/// a·b mod 2^130-5 in radix-2^44 limbs (scalar, for the powers).
+fn mul44(a: &[u64; 3], b: &[u64; 3]) -> [u64; 3] {
+    let m = |x: u64, y: u64| u128::from(x) * u128::from(y);
+    let (s1, s2) = (20 * b[1], 20 * b[2]);
+    carry44([
+        m(a[0], b[0]) + m(a[1], s2) + m(a[2], s1),
+        m(a[0], b[1]) + m(a[1], b[0]) + m(a[2], s2),
+        m(a[0], b[2]) + m(a[1], b[1]) + m(a[2], b[0]),
+    ])
+}
+
+impl Powers {
+    /// r^1 … r^count (count 8 or 16).
+    fn new(r0: u64, r1: u64, count: usize) -> Self {
+        let r = limbs44(r0, r1, 0);
+        let mut p = [[0; 3]; 16];
+        p[0] = r;
+        for k in 1..count {
+            p[k] = mul44(&p[k - 1], &r);
+        }
+        Powers { p, count }
+    }
+
+    /// r^k, k counted from 1.
+    fn get(&self, k: usize) -> &[u64; 3] {
+        debug_assert!(k >= 1 && k <= self.count);
+        &self.p[k - 1]
+    }
+}
+
+/// The 130-bit value of 44-bit limb sums (each < 2^61) as the portable
+/// state's `[h0, h1, h2]`, h2 <= 4.
+fn to_radix64(sums: [u64; 3]) -> [u64; 3] {
+    let d = carry44(sums.map(u128::from));
+    let low = u128::from(d[0]) + (u128::from(d[1]) << 44);
+    let (v, carry) = low.overflowing_add(u128::from(d[2] & ((1 << 40) - 1)) << 88);
+    [v as u64, (v >> 64) as u64, (d[2] >> 40) + u64::from(carry)]
+}
+
+/// Three limb vectors of eight lanes.
+type Limbs = [__m512i; 3];
+
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn splat(x: u64) -> __m512i {
+    _mm512_set1_epi64(x as i64)
+}
+
+/// Eight blocks as 44-bit limbs, lanes in block order 0, 4, 1, 5, 2, 6, 3, 7.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn load(group: &[u8], hibit: __m512i) -> Limbs {
+    debug_assert_eq!(group.len(), 128);
+    // SAFETY: `group` is 128 readable bytes: two unaligned 64-byte loads.
+    let (a, b) =
+        unsafe { (_mm512_loadu_si512(group.as_ptr().cast()), _mm512_loadu_si512(group[64..].as_ptr().cast())) };
+    let lo = _mm512_unpacklo_epi64(a, b);
+    let hi = _mm512_unpackhi_epi64(a, b);
+    let m = splat(M44);
+    [
+        _mm512_and_si512(lo, m),
+        _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64::<44>(lo), _mm512_slli_epi64::<20>(hi)), m),
+        _mm512_or_si512(_mm512_srli_epi64::<24>(hi), hibit),
+    ]
+}
+
+/// t = a·r per lane, low and high product halves recombined into three
+/// limbs, unreduced; `s` holds 20·r_1 and 20·r_2.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn mul(a: &Limbs, r: &Limbs, s: &[__m512i; 2]) -> Limbs {
+    let z = _mm512_setzero_si512();
+    let [a0, a1, a2] = *a;
+    let [r0, r1, r2] = *r;
+    let [s1, s2] = *s;
+    let lo = |x: [(__m512i, __m512i); 3]| {
+        let t = _mm512_madd52lo_epu64(z, x[0].0, x[0].1);
+        let t = _mm512_madd52lo_epu64(t, x[1].0, x[1].1);
+        _mm512_madd52lo_epu64(t, x[2].0, x[2].1)
+    };
+    let hi = |x: [(__m512i, __m512i); 3]| {
+        let t = _mm512_madd52hi_epu64(z, x[0].0, x[0].1);
+        let t = _mm512_madd52hi_epu64(t, x[1].0, x[1].1);
+        _mm512_madd52hi_epu64(t, x[2].0, x[2].1)
+    };
+    let p0 = [(a0, r0), (a1, s2), (a2, s1)];
+    let p1 = [(a0, r1), (a1, r0), (a2, s2)];
+    let p2 = [(a0, r2), (a1, r1), (a2, r0)];
+    let (l0, l1, l2) = (lo(p0), lo(p1), lo(p2));
+    let (h0, h1, h2) = (hi(p0), hi(p1), hi(p2));
+    // 5120·h2 = (h2 << 12) + (h2 << 10)
+    let h2x = _mm512_add_epi64(_mm512_slli_epi64::<12>(h2), _mm512_slli_epi64::<10>(h2));
+    [
+        _mm512_add_epi64(l0, h2x),
+        _mm512_add_epi64(l1, _mm512_slli_epi64::<8>(h0)),
+        _mm512_add_epi64(l2, _mm512_slli_epi64::<8>(h1)),
+    ]
+}
+
+/// One lazy carry step per lane.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn carry(t: Limbs) -> Limbs {
+    let [mut t0, mut t1, mut t2] = t;
+    let m44 = splat(M44);
+    t1 = _mm512_add_epi64(t1, _mm512_srli_epi64::<44>(t0));
+    t0 = _mm512_and_si512(t0, m44);
+    t2 = _mm512_add_epi64(t2, _mm512_srli_epi64::<44>(t1));
+    t1 = _mm512_and_si512(t1, m44);
+    let c = _mm512_srli_epi64::<42>(t2);
+    t2 = _mm512_and_si512(t2, splat(M42));
+    t0 = _mm512_add_epi64(t0, _mm512_add_epi64(c, _mm512_slli_epi64::<2>(c)));
+    t1 = _mm512_add_epi64(t1, _mm512_srli_epi64::<44>(t0));
+    t0 = _mm512_and_si512(t0, m44);
+    [t0, t1, t2]
+}
+
+/// `a += m`, limb by limb.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn add(a: &mut Limbs, m: Limbs) {
+    for (limb, ml) in a.iter_mut().zip(m) {
+        *limb = _mm512_add_epi64(*limb, ml);
+    }
+}
+
+/// `h` added to lane 0 (block 0 of the first group) of `a`.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn add_h(a: &mut Limbs, h: [u64; 3]) {
+    for (limb, hl) in a.iter_mut().zip(limbs44(h[0], h[1], h[2])) {
+        *limb = _mm512_add_epi64(*limb, _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, hl as i64));
+    }
+}
+
+/// `r^k` broadcast to every lane (k counted from 1), and 20·r_1, 20·r_2.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn broadcast(p: &Powers, k: usize) -> (Limbs, [__m512i; 2]) {
+    let r = p.get(k);
+    ([splat(r[0]), splat(r[1]), splat(r[2])], [splat(20 * r[1]), splat(20 * r[2])])
+}
+
+/// Per-lane powers for a set whose lanes hold blocks 0, 4, 1, 5, 2, 6, 3, 7
+/// of eight that still need r^(k+8) … r^(k+1): lane of block o gets r^(k+8−o).
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn final_powers(p: &Powers, k: usize) -> (Limbs, [__m512i; 2]) {
+    let e = |o: usize| p.get(k + 8 - o);
+    let order = [e(0), e(4), e(1), e(5), e(2), e(6), e(3), e(7)];
+    let limb = |i: usize| {
+        let v = order.map(|r| r[i] as i64);
+        _mm512_set_epi64(v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0])
+    };
+    let rf = [limb(0), limb(1), limb(2)];
+    let s = |i: usize| _mm512_add_epi64(_mm512_slli_epi64::<4>(rf[i]), _mm512_slli_epi64::<2>(rf[i]));
+    (rf, [s(1), s(2)])
+}
+
+/// The sum of a vector's eight lanes.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn hsum(v: __m512i) -> u64 {
+    _mm512_reduce_add_epi64(v) as u64
+}
+
+/// h' for `blocks` (a non-empty multiple of 128 bytes) starting from `h`.
+/// Takes the token so that only a holder of the proof can name the call.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn groups(_proof: Avx512Ifma, h: [u64; 3], blocks: &[u8], p: &Powers, hibit: u64) -> [u64; 3] {
+    let hib = splat(hibit << 40);
+    // two sets need r^16; with only r^1 … r^8 every group goes through one
+    let pairs_len = if p.count == 16 { blocks.len() & !255 } else { 0 };
+    let (pairs, last) = blocks.split_at(pairs_len);
+    let mut h = h;
+    if !pairs.is_empty() {
+        h = two_sets(h, pairs, p, hib);
+    }
+    if !last.is_empty() {
+        h = one_set(h, last, p, hib);
+    }
+    h
+}
+
+/// One set of eight lanes over `blocks` (a non-empty multiple of 128 bytes).
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn one_set(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m512i) -> [u64; 3] {
+    let (r8, s8) = broadcast(p, 8);
+    let mut chunks = blocks.chunks_exact(128);
+    let mut a = load(chunks.next().expect("at least one group"), hib);
+    add_h(&mut a, h);
+    for group in chunks {
+        a = carry(mul(&a, &r8, &s8));
+        add(&mut a, load(group, hib));
+    }
+    let (rf, sf) = final_powers(p, 0);
+    let t = mul(&a, &rf, &sf);
+    to_radix64(t.map(|v| hsum(v)))
+}
+
+/// Two sets of eight lanes over `blocks` (a non-empty multiple of 256 bytes).
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn two_sets(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m512i) -> [u64; 3] {
+    let (r16, s16) = broadcast(p, 16);
+    let mut chunks = blocks.chunks_exact(128);
+    let mut a = load(chunks.next().expect("at least two groups"), hib);
+    let mut b = load(chunks.next().expect("at least two groups"), hib);
+    add_h(&mut a, h);
+    while let (Some(ga), Some(gb)) = (chunks.next(), chunks.next()) {
+        a = carry(mul(&a, &r16, &s16));
+        b = carry(mul(&b, &r16, &s16));
+        add(&mut a, load(ga, hib));
+        add(&mut b, load(gb, hib));
+    }
+    // A holds blocks 1–8 of every 16 (powers 16..9), B blocks 9–16 (8..1).
+    let (ra, sa) = final_powers(p, 8);
+    let (rb, sb) = final_powers(p, 0);
+    let (ta, tb) = (mul(&a, &ra, &sa), mul(&b, &rb, &sb));
+    to_radix64(core::array::from_fn(|i| hsum(_mm512_add_epi64(ta[i], tb[i]))))
+}
