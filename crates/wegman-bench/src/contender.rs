@@ -21,6 +21,18 @@ pub struct Input<'a> {
     pub tag: [u8; 16],
 }
 
+/// The table name of a wegman contender: "wegman[BACKEND]", the backend its
+/// keys report, so a row is labelled with the backend that ran.
+pub fn wegman_name(platform: wegman::platform::Platform) -> &'static str {
+    use wegman::platform::Platform;
+    match platform {
+        Platform::Portable => "wegman[portable]",
+        Platform::Avx2 => "wegman[avx2]",
+        Platform::Avx512Ifma => "wegman[ifma]",
+        _ => "wegman[?]",
+    }
+}
+
 /// Who a contender is and exactly what one timed call does.
 #[derive(Clone, Copy, Debug)]
 pub struct Label {

@@ -91,6 +91,21 @@ struct Args {
     /// Run the self-check and the equal-output checks, then stop.
     #[arg(long)]
     check_only: bool,
+    /// Run wegman's Poly1305 on this backend (portable, avx2, ifma) instead
+    /// of the best this CPU has; refused if the CPU lacks it.
+    #[arg(long, value_name = "NAME")]
+    backend: Option<String>,
+}
+
+/// `--backend NAME` as the feature level whose Poly1305 backend is NAME.
+fn parse_backend(name: &str) -> Result<wegman::cpu::Features, String> {
+    let levels = wegman::cpu::Features::detect().every_level();
+    let key = wegman::poly1305aes::Key::from_bytes_clamped(&[1; 32]);
+    let label = |f| wegman::poly1305aes::ExpandedKey::with_features(&key, f).platform();
+    levels.iter().copied().find(|&f| label(f).name() == name).ok_or_else(|| {
+        let have: Vec<&str> = levels.iter().map(|&f| label(f).name()).collect();
+        format!("--backend {name}: this CPU runs {}", have.join(", "))
+    })
 }
 
 fn parse_regime(s: &str) -> Result<Regime, String> {
@@ -98,9 +113,9 @@ fn parse_regime(s: &str) -> Result<Regime, String> {
 }
 
 /// Every family the program knows; add one line per new family.
-fn families(lib: Libcrypto, sodium: Sodium) -> Vec<Box<dyn Family>> {
+fn families(lib: Libcrypto, sodium: Sodium, backend: Option<wegman::cpu::Features>) -> Vec<Box<dyn Family>> {
     vec![
-        Box::new(poly1305aes::Poly1305AesFamily::new(lib, sodium)),
+        Box::new(poly1305aes::Poly1305AesFamily::new(lib, sodium).with_backend(backend)),
         Box::new(mmh::MmhFamily::new(lib, sodium)),
         Box::new(cwc::CwcFamily::new(lib, sodium)),
     ]
@@ -193,7 +208,8 @@ fn run(args: &Args) -> Result<(), String> {
     let mode = Mode::from(args);
     let lib = Libcrypto::init()?;
     let sodium = Sodium::init()?;
-    let all = families(lib, sodium);
+    let backend = args.backend.as_deref().map(parse_backend).transpose()?;
+    let all = families(lib, sodium, backend);
     let known: Vec<&str> = all.iter().map(|f| f.name()).collect();
     if args.family != "all" && !known.contains(&args.family.as_str()) {
         return Err(format!("--family {}: expected all or one of {}", args.family, known.join(", ")));

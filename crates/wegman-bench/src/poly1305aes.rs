@@ -20,7 +20,10 @@ use aes::Aes128Enc;
 use cipher::{BlockCipherEncrypt, KeyInit};
 use poly1305::Poly1305;
 use subtle::ConstantTimeEq;
-use wegman::poly1305aes::{self, ExpandedKey, Key};
+use wegman::cpu::Features;
+use wegman::poly1305aes::{self, ExpandedKey, Key, Poly1305Aes};
+
+use crate::contender::wegman_name;
 
 use crate::contender::{Check, Contender, Family, Input, Label, Table};
 use crate::peers::openssl::{self, AesEcb, Libcrypto, Poly1305Mac};
@@ -71,30 +74,46 @@ impl Keys {
 
 // ---------------------------------------------------------------- wegman
 
-/// `poly1305aes::authenticate` / `verify`: AES key expansion inside the call.
+/// `poly1305aes::authenticate` / `verify`: AES key expansion inside the
+/// call. With `--backend`, the same through `Poly1305Aes::with_features`.
 struct WegmanOneShot<const VERIFY: bool> {
     keys: Vec<Key>,
     nonce: Vec<[u8; 16]>,
     out: [u8; 16],
+    forced: Option<Features>,
 }
 
 impl<const VERIFY: bool> Contender for WegmanOneShot<VERIFY> {
     fn label(&self) -> Label {
-        let call = if VERIFY {
-            "wegman::poly1305aes::verify(&key, &a, &n, m)"
-        } else {
-            "wegman::poly1305aes::authenticate(&key, &n, m)"
+        let call = match (VERIFY, self.forced.is_some()) {
+            (true, false) => "wegman::poly1305aes::verify(&key, &a, &n, m)",
+            (false, false) => "wegman::poly1305aes::authenticate(&key, &n, m)",
+            (true, true) => "Poly1305Aes::with_features(&key, &n, F) + update(m) + verify(&a) (--backend)",
+            (false, true) => "Poly1305Aes::with_features(&key, &n, F) + update(m) + finalize() (--backend)",
         };
-        Label { name: "wegman", ours: true, call }
+        let platform = match self.forced {
+            Some(f) => Poly1305Aes::with_features(&self.keys[0], &self.nonce[0], f).platform(),
+            None => Poly1305Aes::new(&self.keys[0], &self.nonce[0]).platform(),
+        };
+        Label { name: wegman_name(platform), ours: true, call }
     }
 
     #[inline]
     fn call(&mut self, input: &Input<'_>) -> u8 {
         let (key, n) = (&self.keys[input.slot], &self.nonce[input.slot]);
-        if VERIFY {
-            self.out[0] = u8::from(poly1305aes::verify(key, &input.tag, n, input.msg).is_ok());
-        } else {
-            self.out = poly1305aes::authenticate(key, n, input.msg);
+        match (VERIFY, self.forced) {
+            (true, None) => self.out[0] = u8::from(poly1305aes::verify(key, &input.tag, n, input.msg).is_ok()),
+            (false, None) => self.out = poly1305aes::authenticate(key, n, input.msg),
+            (true, Some(f)) => {
+                let mut m = Poly1305Aes::with_features(key, n, f);
+                m.update(input.msg);
+                self.out[0] = u8::from(m.verify(&input.tag).is_ok());
+            }
+            (false, Some(f)) => {
+                let mut m = Poly1305Aes::with_features(key, n, f);
+                m.update(input.msg);
+                self.out = m.finalize();
+            }
         }
         self.out[0]
     }
@@ -355,48 +374,59 @@ pub fn peers<const VERIFY: bool>(
 }
 
 /// The four contenders of one table: wegman, then the peers.
-fn row<const VERIFY: bool>(keys: &Keys, precomputed: bool, lib: Libcrypto, sodium: Sodium) -> Vec<Box<dyn Contender>> {
+fn row<const VERIFY: bool>(keys: &Keys, precomputed: bool, ctx: Ctx) -> Vec<Box<dyn Contender>> {
+    let Ctx { lib, sodium, forced } = ctx;
     let ours: Box<dyn Contender> = if precomputed {
+        let expand = |k: &Key| forced.map_or_else(|| ExpandedKey::new(k), |f| ExpandedKey::with_features(k, f));
         Box::new(WegmanExpanded::<VERIFY> {
-            keys: keys.wegman().iter().map(ExpandedKey::new).collect(),
+            keys: keys.wegman().iter().map(expand).collect(),
             nonce: keys.nonce.clone(),
             out: [0; 16],
         })
     } else {
-        Box::new(WegmanOneShot::<VERIFY> { keys: keys.wegman(), nonce: keys.nonce.clone(), out: [0; 16] })
+        Box::new(WegmanOneShot::<VERIFY> { keys: keys.wegman(), nonce: keys.nonce.clone(), out: [0; 16], forced })
     };
     let mut row = vec![ours];
     row.extend(peers::<VERIFY>(keys, precomputed, lib, sodium));
     row
 }
 
+/// What every table of the family is built with: the peers' libraries and
+/// the backend `--backend` forces on wegman, if any.
+#[derive(Clone, Copy)]
+struct Ctx {
+    lib: Libcrypto,
+    sodium: Sodium,
+    forced: Option<Features>,
+}
+
 /// The four tables, on `keys`.
-fn build_tables(keys: &Keys, lib: Libcrypto, sodium: Sodium) -> Vec<Table> {
+fn build_tables(keys: &Keys, ctx: Ctx) -> Vec<Table> {
     let t = |id, title, verify, contenders| Table { family: NAME, id, title, verify, contenders };
     vec![
         t(
             "authenticate",
             "authenticate, one-shot: AES key expansion inside every call (Bernstein's authenticate(a,kr,n,m,mlen))",
             false,
-            row::<false>(keys, false, lib, sodium),
+            row::<false>(keys, false, ctx),
         ),
         t(
             "verify",
             "verify, one-shot: AES key expansion inside every call (Bernstein's verify(a,kr,n,m,mlen)); every tag is correct",
             true,
-            row::<true>(keys, false, lib, sodium),
+            row::<true>(keys, false, ctx),
         ),
         t(
             "authenticate-precomputed",
             "authenticate with the AES key schedule made once per key (wegman ExpandedKey; peers: one AES context per key)",
             false,
-            row::<false>(keys, true, lib, sodium),
+            row::<false>(keys, true, ctx),
         ),
         t(
             "verify-precomputed",
             "verify with the AES key schedule made once per key (wegman ExpandedKey; peers: one AES context per key)",
             true,
-            row::<true>(keys, true, lib, sodium),
+            row::<true>(keys, true, ctx),
         ),
     ]
 }
@@ -409,6 +439,7 @@ pub struct Poly1305AesFamily {
     wegman: Vec<Key>,
     lib: Libcrypto,
     sodium: Sodium,
+    forced: Option<Features>,
 }
 
 impl Poly1305AesFamily {
@@ -416,7 +447,17 @@ impl Poly1305AesFamily {
     pub fn new(lib: Libcrypto, sodium: Sodium) -> Self {
         let keys = Keys::random(SLOTS, 0x5031_3330_3541_4553);
         let wegman = keys.wegman();
-        Poly1305AesFamily { keys, wegman, lib, sodium }
+        Poly1305AesFamily { keys, wegman, lib, sodium, forced: None }
+    }
+
+    /// Run wegman on the best backend `features` allow (`--backend`).
+    pub fn with_backend(mut self, features: Option<Features>) -> Self {
+        self.forced = features;
+        self
+    }
+
+    fn ctx(&self) -> Ctx {
+        Ctx { lib: self.lib, sodium: self.sodium, forced: self.forced }
     }
 }
 
@@ -527,7 +568,7 @@ impl Family for Poly1305AesFamily {
 
     fn check_contenders(&self) -> Result<Vec<Check>, String> {
         let mut out = Vec::new();
-        let names: Vec<&str> = build_tables(&Keys::random(1, 1), self.lib, self.sodium)
+        let names: Vec<&str> = build_tables(&Keys::random(1, 1), self.ctx())
             .iter()
             .flat_map(|t| t.labels().into_iter().map(|l| l.name))
             .collect::<std::collections::BTreeSet<_>>()
@@ -536,7 +577,7 @@ impl Family for Poly1305AesFamily {
 
         // 1. The shared vectors, messages aligned and misaligned.
         let set = vector_inputs()?;
-        let mut tables = build_tables(&set.keys, self.lib, self.sodium);
+        let mut tables = build_tables(&set.keys, self.ctx());
         let aligned: Vec<&[u8]> = set.msgs.iter().map(Vec::as_slice).collect();
         let shifted_bufs: Vec<Vec<u8>> = set.msgs.iter().map(|m| [&[0xa5][..], m].concat()).collect();
         let shifted: Vec<&[u8]> = shifted_bufs.iter().map(|b| &b[1..]).collect();
@@ -573,7 +614,7 @@ impl Family for Poly1305AesFamily {
         let msgs: Vec<&[u8]> = LENGTHS.iter().zip(&bufs).enumerate().map(|(i, (&l, b))| &b[i % 4..][..l]).collect();
         let tags: Vec<[u8; 16]> =
             msgs.iter().enumerate().map(|(i, m)| poly1305aes::authenticate(&wegman[i], &keys.nonce[i], m)).collect();
-        let mut tables = build_tables(&keys, self.lib, self.sodium);
+        let mut tables = build_tables(&keys, self.ctx());
         let calls = check_tables(&mut tables, &msgs, &tags, "random input")?;
         out.push(Check {
             name: "Poly1305-AES contenders agree on random inputs".into(),
@@ -587,7 +628,7 @@ impl Family for Poly1305AesFamily {
     }
 
     fn tables(&self) -> Result<Vec<Table>, String> {
-        Ok(build_tables(&self.keys, self.lib, self.sodium))
+        Ok(build_tables(&self.keys, self.ctx()))
     }
 
     fn expected_tag(&self, slot: usize, msg: &[u8]) -> [u8; 16] {

@@ -109,6 +109,16 @@ impl Poly1305Aes {
         Poly1305Aes { inner }
     }
 
+    /// Start on the best backend `features` allow, instead of the best this
+    /// CPU has (tests and benchmarks; [`Features::portable`] forces the
+    /// portable backend).
+    pub fn with_features(key: &Key, nonce: &[u8; NONCE_BYTES], features: Features) -> Self {
+        let mut s = aes_pad(&key.cipher(), nonce);
+        let inner = Poly1305::from_state(State::new(key.r(), features), &s);
+        s.zeroize();
+        Poly1305Aes { inner }
+    }
+
     /// Absorb message bytes; any split gives the same result.
     pub fn update(&mut self, data: &[u8]) {
         self.inner.update(data);
