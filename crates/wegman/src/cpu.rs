@@ -1,8 +1,8 @@
 //! Run-time CPU feature detection: the one place that decides which
 //! instruction sets a backend may use.
 //!
-//! A SIMD backend runs only with a *proof token* in hand — [`Avx2`],
-//! [`Avx512Ifma`] — a zero-sized value that can only be obtained from
+//! A SIMD backend runs only with a *proof token* in hand — [`AesNi`],
+//! [`Avx2`], [`Avx512Ifma`] — a zero-sized value that can only be obtained from
 //! [`Features`], and [`Features`] hands one out only after a positive
 //! run-time detection (ring's and RustCrypto `cpufeatures`' pattern). So no
 //! safe code can make a backend run on a CPU that lacks its instructions:
@@ -19,6 +19,16 @@
 //! (CI runs the suite that way too).
 
 use core::fmt;
+
+/// Proof that this CPU runs AES-NI and SSSE3 (`aesenc`, `pshufb`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct AesNi(());
+
+impl fmt::Debug for AesNi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AesNi")
+    }
+}
 
 /// Proof that this CPU runs AVX2 (and the OS saves its registers).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -44,6 +54,7 @@ impl fmt::Debug for Avx512Ifma {
 /// has (fewer, to test a lower level).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Features {
+    aesni: Option<AesNi>,
     avx2: Option<Avx2>,
     avx512ifma: Option<Avx512Ifma>,
 }
@@ -51,7 +62,7 @@ pub struct Features {
 impl Features {
     /// No extensions: the portable backends.
     pub const fn portable() -> Self {
-        Features { avx2: None, avx512ifma: None }
+        Features { aesni: None, avx2: None, avx512ifma: None }
     }
 
     /// What this CPU supports (nothing in a `wegman_backend="portable"` build).
@@ -68,12 +79,22 @@ impl Features {
         let ifma = std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("avx512vl")
             && std::is_x86_feature_detected!("avx512ifma");
-        Features { avx2: avx2.then_some(Avx2(())), avx512ifma: (avx2 && ifma).then_some(Avx512Ifma(())) }
+        let aesni = std::is_x86_feature_detected!("aes") && std::is_x86_feature_detected!("ssse3");
+        Features {
+            aesni: aesni.then_some(AesNi(())),
+            avx2: avx2.then_some(Avx2(())),
+            avx512ifma: (avx2 && ifma).then_some(Avx512Ifma(())),
+        }
     }
 
     #[cfg(not(target_arch = "x86_64"))]
     fn detect_x86() -> Self {
         Self::portable()
+    }
+
+    /// The AES-NI token, if these features include AES-NI and SSSE3.
+    pub fn aesni(self) -> Option<AesNi> {
+        self.aesni
     }
 
     /// The AVX2 token, if these features include AVX2.
@@ -91,8 +112,11 @@ impl Features {
     /// backend this CPU has).
     pub fn every_level(self) -> Vec<Features> {
         let mut levels = vec![Self::portable()];
+        if self.aesni.is_some() {
+            levels.push(Features { aesni: self.aesni, avx2: None, avx512ifma: None });
+        }
         if self.avx2.is_some() {
-            levels.push(Features { avx2: self.avx2, avx512ifma: None });
+            levels.push(Features { aesni: self.aesni, avx2: self.avx2, avx512ifma: None });
         }
         if self.avx512ifma.is_some() {
             levels.push(self);

@@ -141,6 +141,10 @@ impl Key {
         &self.r
     }
 
+    pub(crate) fn k(&self) -> &[u8; 16] {
+        &self.k
+    }
+
     pub(crate) fn cipher(&self) -> Aes128Enc {
         // By reference: `self.k.into()` would copy k into a temporary.
         Aes128Enc::new((&self.k).into())

@@ -103,17 +103,14 @@ pub struct Poly1305Aes {
 impl Poly1305Aes {
     /// Start authenticating a message under `key` and `nonce`.
     pub fn new(key: &Key, nonce: &[u8; NONCE_BYTES]) -> Self {
-        let mut s = aes_pad(&key.cipher(), nonce);
-        let inner = Poly1305::from_state(State::new(key.r(), Features::detect()), &s);
-        s.zeroize();
-        Poly1305Aes { inner }
+        Self::with_features(key, nonce, Features::detect())
     }
 
     /// Start on the best backend `features` allow, instead of the best this
     /// CPU has (tests and benchmarks; [`Features::portable`] forces the
     /// portable backend).
     pub fn with_features(key: &Key, nonce: &[u8; NONCE_BYTES], features: Features) -> Self {
-        let mut s = aes_pad(&key.cipher(), nonce);
+        let mut s = one_shot_pad(key, nonce, features);
         let inner = Poly1305::from_state(State::new(key.r(), features), &s);
         s.zeroize();
         Poly1305Aes { inner }
@@ -145,6 +142,18 @@ impl fmt::Debug for Poly1305Aes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Poly1305Aes").field("platform", &self.platform()).finish_non_exhaustive()
     }
+}
+
+/// AES_k(n) for a key with no cached schedule: with AES-NI the schedule is
+/// computed in registers alongside the rounds (`backend/x86_aesni.rs`),
+/// otherwise the `aes` crate expands it (and wipes it on drop).
+fn one_shot_pad(key: &Key, nonce: &[u8; NONCE_BYTES], features: Features) -> [u8; 16] {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(token) = features.aesni() {
+        return super::backend::x86_aesni::pad(token, key.k(), nonce);
+    }
+    let _ = features;
+    aes_pad(&key.cipher(), nonce)
 }
 
 /// Poly1305_r(m, AES_k(n)), the exact function of §2, AES key expansion included.
