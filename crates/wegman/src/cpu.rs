@@ -19,6 +19,7 @@
 //! (CI runs the suite that way too).
 
 use core::fmt;
+use core::sync::atomic::{AtomicU8, Ordering};
 
 /// Proof that this CPU runs AES-NI and SSSE3 (`aesenc`, `pshufb`).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -66,11 +67,37 @@ impl Features {
     }
 
     /// What this CPU supports (nothing in a `wegman_backend="portable"` build).
+    ///
+    /// Detected once per process and cached in one atomic byte (a one-shot
+    /// tag asks every time; six feature lookups cost it ~35 instructions).
+    /// The cache holds only what a detection found, so the tokens it
+    /// rebuilds are as sound as the detection's.
     pub fn detect() -> Self {
         if cfg!(wegman_backend = "portable") {
             return Self::portable();
         }
-        Self::detect_x86()
+        static CACHE: AtomicU8 = AtomicU8::new(0);
+        const KNOWN: u8 = 1 << 7;
+        let bits = CACHE.load(Ordering::Relaxed);
+        if bits & KNOWN != 0 {
+            return Self::from_bits(bits);
+        }
+        let found = Self::detect_x86();
+        CACHE.store(found.bits() | KNOWN, Ordering::Relaxed);
+        found
+    }
+
+    fn bits(self) -> u8 {
+        u8::from(self.aesni.is_some()) | u8::from(self.avx2.is_some()) << 1 | u8::from(self.avx512ifma.is_some()) << 2
+    }
+
+    /// Only ever called on bits that [`Features::bits`] made from a detection.
+    fn from_bits(bits: u8) -> Self {
+        Features {
+            aesni: (bits & 1 != 0).then_some(AesNi(())),
+            avx2: (bits & 2 != 0).then_some(Avx2(())),
+            avx512ifma: (bits & 4 != 0).then_some(Avx512Ifma(())),
+        }
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -128,6 +155,15 @@ impl Features {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_returns_what_was_detected() {
+        let first = Features::detect();
+        assert_eq!(Features::detect(), first);
+        if !cfg!(wegman_backend = "portable") {
+            assert_eq!(first, Features::detect_x86());
+        }
+    }
 
     #[test]
     fn the_portable_build_detects_nothing() {

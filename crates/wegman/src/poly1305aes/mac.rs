@@ -7,7 +7,7 @@ use zeroize::Zeroize;
 
 use super::backend::{Precomputed, State};
 use super::key::{Key, NONCE_BYTES, TAG_BYTES, aes_pad};
-use super::poly1305::Poly1305;
+use super::poly1305::{Poly1305, whole_message};
 use crate::cpu::Features;
 use crate::error::Error;
 use crate::platform::Platform;
@@ -58,17 +58,19 @@ impl ExpandedKey {
 
     /// One-shot authenticator of `message` under `nonce`.
     pub fn authenticate(&self, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> [u8; TAG_BYTES] {
-        let mut m = self.start(nonce);
-        m.inner.update_with(message, &self.pre);
-        m.finalize()
+        let mut s = aes_pad(&self.cipher, nonce);
+        let tag = whole_message(self.poly.clone(), &s, message, &self.pre);
+        s.zeroize();
+        tag
     }
 
     /// Constant-time check of `tag`.
     #[must_use = "a failed verification must be acted upon"]
     pub fn verify(&self, tag: &[u8; TAG_BYTES], nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<(), Error> {
-        let mut m = self.start(nonce);
-        m.inner.update_with(message, &self.pre);
-        m.verify(tag)
+        let mut mine = self.authenticate(nonce, message);
+        let ok = crate::ct::eq16(&mine, tag);
+        mine.zeroize();
+        if ok { Ok(()) } else { Err(Error::TagMismatch) }
     }
 }
 
@@ -167,16 +169,19 @@ fn one_shot_pad(key: &Key, nonce: &[u8; NONCE_BYTES], features: Features) -> [u8
 /// assert!(verify(&key, &tag, &nonce, b"attack at dusk").is_err());
 /// ```
 pub fn authenticate(key: &Key, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> [u8; TAG_BYTES] {
-    let mut m = Poly1305Aes::new(key, nonce);
-    m.update(message);
-    m.finalize()
+    let features = Features::detect();
+    let mut s = one_shot_pad(key, nonce, features);
+    let tag = whole_message(State::new(key.r(), features), &s, message, &Precomputed::None);
+    s.zeroize();
+    tag
 }
 
 /// Check `tag` against `message` in constant time: `Ok(())` or
 /// [`Error::TagMismatch`]. Never panics.
 #[must_use = "a failed verification must be acted upon"]
 pub fn verify(key: &Key, tag: &[u8; TAG_BYTES], nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<(), Error> {
-    let mut m = Poly1305Aes::new(key, nonce);
-    m.update(message);
-    m.verify(tag)
+    let mut mine = authenticate(key, nonce, message);
+    let ok = crate::ct::eq16(&mine, tag);
+    mine.zeroize();
+    if ok { Ok(()) } else { Err(Error::TagMismatch) }
 }

@@ -127,18 +127,34 @@ impl Poly1305 {
     }
 
     fn finish(&mut self) -> [u8; 16] {
-        if self.buf_len > 0 {
-            // §2: append a 1 byte to the final 1..15-byte chunk, zero-pad to
-            // 16 bytes, and give it no 2^128 bit.
-            let mut last = [0u8; 16];
-            last[..self.buf_len].copy_from_slice(&self.buf[..self.buf_len]);
-            last[self.buf_len] = 1;
-            self.state.blocks(&last, 0, &Precomputed::None);
-            last.zeroize();
-            self.buf_len = 0;
-        }
+        absorb_last(&mut self.state, &self.buf[..self.buf_len]);
+        self.buf_len = 0;
         self.state.finalize(&self.s)
     }
+}
+
+/// §2: append a 1 byte to the final 1..15-byte chunk `rest` (if any),
+/// zero-pad it to 16 bytes, and absorb it without a 2^128 bit.
+pub(crate) fn absorb_last(state: &mut State, rest: &[u8]) {
+    if !rest.is_empty() {
+        let mut last = [0u8; 16];
+        last[..rest.len()].copy_from_slice(rest);
+        last[rest.len()] = 1;
+        state.blocks(&last, 0, &Precomputed::None);
+        last.zeroize();
+    }
+}
+
+/// Poly1305_r(message, s) of a whole message in one call, on a fresh
+/// `state` (the one-shot path: no buffering object to build, move or wipe).
+/// The state is wiped before returning.
+pub(crate) fn whole_message(mut state: State, s: &[u8; 16], message: &[u8], pre: &Precomputed) -> [u8; 16] {
+    let full = message.len() & !15;
+    state.blocks(&message[..full], 1, pre);
+    absorb_last(&mut state, &message[full..]);
+    let tag = state.finalize(s);
+    state.wipe();
+    tag
 }
 
 impl Drop for Poly1305 {
