@@ -182,13 +182,19 @@ fn mul44(a: &[u64; 3], b: &[u64; 3]) -> [u64; 3] {
 }
 
 impl Powers {
-    /// r^1 … r^count (count 8 or 16).
+    /// r^1 … r^count (count 8 or 16), as a tree of products (r^2; r^3 and
+    /// r^4; r^5 … r^8 from r^4; r^9 … r^16 from r^8) rather than a chain,
+    /// so the independent multiplications overlap: depth 4, not 15.
     fn new(r0: u64, r1: u64, count: usize) -> Self {
-        let r = limbs44(r0, r1, 0);
         let mut p = [[0; 3]; 16];
-        p[0] = r;
-        for k in 1..count {
-            p[k] = mul44(&p[k - 1], &r);
+        p[0] = limbs44(r0, r1, 0);
+        p[1] = mul44(&p[0], &p[0]);
+        p[2] = mul44(&p[1], &p[0]);
+        p[3] = mul44(&p[1], &p[1]);
+        for k in 4..count {
+            // r^(k+1) = r^(top) · r^(k+1-top), top = the largest of 4 and 8 below it
+            let top = if k >= 8 { 8 } else { 4 };
+            p[k] = mul44(&p[top - 1], &p[k - top]);
         }
         Powers { p, count }
     }
