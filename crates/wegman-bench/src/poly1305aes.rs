@@ -187,6 +187,18 @@ impl Pad for OsslAesExpanded {
     }
 }
 
+/// The hand-assembled reference's AES-NI (C), key expanded in the call.
+#[cfg(target_arch = "x86_64")]
+struct RefAesNi(Vec<[u8; 16]>);
+
+#[cfg(target_arch = "x86_64")]
+impl Pad for RefAesNi {
+    #[inline]
+    fn pad(&mut self, slot: usize, nonce: &[u8; 16]) -> [u8; 16] {
+        crate::peers::reference::aes128(&self.0[slot], nonce)
+    }
+}
+
 /// RustCrypto `aes`, key expanded in the call.
 struct RcAes(Vec<[u8; 16]>);
 
@@ -314,6 +326,11 @@ mod calls {
             "the same AES; crypto_onetimeauth_poly1305_verify(a, m, len, r||s)",
         ],
     ];
+    /// The hand-assembled reference (one-shot tables only).
+    pub const REFERENCE: [&str; 2] = [
+        "C: AES-NI with the pshufb key expansion, round keys in registers (c/ref_aesni.c) = s; crypto_onetimeauth_poly1305(tag, m, len, r||s)",
+        "the same AES; crypto_onetimeauth_poly1305_verify(a, m, len, r||s)",
+    ];
     pub const RUST: [[&str; 2]; 2] = [
         [
             "aes::Aes128Enc::new(k).encrypt_block(n) = s; poly1305::Poly1305::new(r||s).compute_unpadded(m)",
@@ -388,6 +405,11 @@ fn row<const VERIFY: bool>(keys: &Keys, precomputed: bool, ctx: Ctx) -> Vec<Box<
     };
     let mut row = vec![ours];
     row.extend(peers::<VERIFY>(keys, precomputed, lib, sodium));
+    #[cfg(target_arch = "x86_64")]
+    if !precomputed && crate::peers::reference::available() {
+        let call = calls::REFERENCE[usize::from(VERIFY)];
+        row.push(peer::<_, _, VERIFY>("AES-NI+sodium (ref)", call, RefAesNi(keys.k()), sodium, keys));
+    }
     row
 }
 

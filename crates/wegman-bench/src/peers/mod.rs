@@ -9,4 +9,6 @@
 //! also try to build its own libsodium rather than use the system one.
 
 pub mod openssl;
+#[cfg(target_arch = "x86_64")]
+pub mod reference;
 pub mod sodium;
