@@ -21,6 +21,7 @@
 #![deny(unsafe_code)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+mod batch;
 mod contender;
 mod cwc;
 mod measure;
@@ -346,6 +347,14 @@ fn run(args: &Args) -> Result<(), String> {
         eprintln!("  {} took {:.1} s", f.name(), t0.elapsed().as_secs_f64());
     }
 
+    // The multi-key batch, with the Poly1305-AES family.
+    let batch = if selected.iter().any(|f| f.name() == "poly1305aes") {
+        let reps = if mode.name == "smoke" { 3 } else { 101 };
+        Some(batch::run(reps, backend)?)
+    } else {
+        None
+    };
+
     // Report.
     let shown: Option<Vec<usize>> = (mode.name == "full").then(|| workload::QUICK_LENGTHS.to_vec());
     for t in &results {
@@ -356,12 +365,27 @@ fn run(args: &Args) -> Result<(), String> {
     if shown.is_some() {
         println!("\n(the table shows the quick lengths; every length is in the JSON and the plots)");
     }
+    if let Some(b) = &batch {
+        print!("{}", b.text());
+    }
     print!("{}", report::summary_text(&results));
     let load_end = loadavg();
     let seconds = started.elapsed().as_secs_f64();
     println!("\nload average at end: {load_end}; total time {seconds:.1} s");
 
     let mut notes: Vec<String> = selected.iter().flat_map(|f| f.notes()).collect();
+    if let Some(b) = &batch {
+        notes.push(format!(
+            "batch: {} items of {} bytes under {} keys: authenticate_many {:.1} ticks/item, {} x authenticate {:.1} \
+             ticks/item (median of interleaved repetitions)",
+            batch::ITEMS,
+            batch::LEN,
+            batch::ITEMS,
+            b.batch,
+            batch::ITEMS,
+            b.single
+        ));
+    }
     notes.push(format!(
         "load average at start {load_start}, at end {load_end} ({cpus} CPUs; other processes may have run)"
     ));

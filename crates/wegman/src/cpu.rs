@@ -2,7 +2,7 @@
 //! instruction sets a backend may use.
 //!
 //! A SIMD backend runs only with a *proof token* in hand — [`AesNi`],
-//! [`Avx2`], [`Avx512Ifma`] — a zero-sized value that can only be obtained from
+//! [`Avx2`], [`Avx512Ifma`], [`Vaes`] — a zero-sized value that can only be obtained from
 //! [`Features`], and [`Features`] hands one out only after a positive
 //! run-time detection (ring's and RustCrypto `cpufeatures`' pattern). So no
 //! safe code can make a backend run on a CPU that lacks its instructions:
@@ -28,6 +28,17 @@ pub struct AesNi(());
 impl fmt::Debug for AesNi {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("AesNi")
+    }
+}
+
+/// Proof that this CPU runs VAES on 512-bit registers (AES-NI, VAES,
+/// AVX-512 F and BW): four AES blocks per instruction.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Vaes(());
+
+impl fmt::Debug for Vaes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Vaes")
     }
 }
 
@@ -58,12 +69,13 @@ pub struct Features {
     aesni: Option<AesNi>,
     avx2: Option<Avx2>,
     avx512ifma: Option<Avx512Ifma>,
+    vaes: Option<Vaes>,
 }
 
 impl Features {
     /// No extensions: the portable backends.
     pub const fn portable() -> Self {
-        Features { aesni: None, avx2: None, avx512ifma: None }
+        Features { aesni: None, avx2: None, avx512ifma: None, vaes: None }
     }
 
     /// What this CPU supports (nothing in a `wegman_backend="portable"` build).
@@ -88,7 +100,10 @@ impl Features {
     }
 
     fn bits(self) -> u8 {
-        u8::from(self.aesni.is_some()) | u8::from(self.avx2.is_some()) << 1 | u8::from(self.avx512ifma.is_some()) << 2
+        u8::from(self.aesni.is_some())
+            | u8::from(self.avx2.is_some()) << 1
+            | u8::from(self.avx512ifma.is_some()) << 2
+            | u8::from(self.vaes.is_some()) << 3
     }
 
     /// Only ever called on bits that [`Features::bits`] made from a detection.
@@ -97,6 +112,7 @@ impl Features {
             aesni: (bits & 1 != 0).then_some(AesNi(())),
             avx2: (bits & 2 != 0).then_some(Avx2(())),
             avx512ifma: (bits & 4 != 0).then_some(Avx512Ifma(())),
+            vaes: (bits & 8 != 0).then_some(Vaes(())),
         }
     }
 
@@ -107,10 +123,15 @@ impl Features {
             && std::is_x86_feature_detected!("avx512vl")
             && std::is_x86_feature_detected!("avx512ifma");
         let aesni = std::is_x86_feature_detected!("aes") && std::is_x86_feature_detected!("ssse3");
+        let vaes = aesni
+            && std::is_x86_feature_detected!("vaes")
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw");
         Features {
             aesni: aesni.then_some(AesNi(())),
             avx2: avx2.then_some(Avx2(())),
             avx512ifma: (avx2 && ifma).then_some(Avx512Ifma(())),
+            vaes: vaes.then_some(Vaes(())),
         }
     }
 
@@ -122,6 +143,11 @@ impl Features {
     /// The AES-NI token, if these features include AES-NI and SSSE3.
     pub fn aesni(self) -> Option<AesNi> {
         self.aesni
+    }
+
+    /// The VAES token, if these features include 512-bit VAES.
+    pub fn vaes(self) -> Option<Vaes> {
+        self.vaes
     }
 
     /// The AVX2 token, if these features include AVX2.
@@ -139,13 +165,14 @@ impl Features {
     /// backend this CPU has).
     pub fn every_level(self) -> Vec<Features> {
         let mut levels = vec![Self::portable()];
+        let none = Self::portable();
         if self.aesni.is_some() {
-            levels.push(Features { aesni: self.aesni, avx2: None, avx512ifma: None });
+            levels.push(Features { aesni: self.aesni, ..none });
         }
         if self.avx2.is_some() {
-            levels.push(Features { aesni: self.aesni, avx2: self.avx2, avx512ifma: None });
+            levels.push(Features { aesni: self.aesni, avx2: self.avx2, ..none });
         }
-        if self.avx512ifma.is_some() {
+        if levels.last() != Some(&self) {
             levels.push(self);
         }
         levels

@@ -149,3 +149,45 @@ fn expanded_keys_on_every_backend() {
         }
     }
 }
+
+#[test]
+fn batches_on_every_backend() {
+    use wegman::poly1305aes::{Item, authenticate_many_with, verify_many};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(8);
+    for features in levels() {
+        for count in [0usize, 1, 7, 8, 9, 16, 17, 64, 1000] {
+            let keys: Vec<([u8; 16], [u8; 16], Key)> = (0..count)
+                .map(|_| {
+                    let mut kr = [0u8; 32];
+                    rng.fill_bytes(&mut kr);
+                    let key = Key::from_bytes_clamped(&kr);
+                    let r: [u8; 16] = key.to_bytes()[16..].try_into().unwrap();
+                    (kr[..16].try_into().unwrap(), r, key)
+                })
+                .collect();
+            let nonces: Vec<[u8; 16]> = (0..count).map(|_| rng.random()).collect();
+            let msgs: Vec<Vec<u8>> = (0..count)
+                .map(|i| {
+                    let len = if i % 97 == 5 { rng.random_range(1000..5000) } else { rng.random_range(0..100) };
+                    (0..len).map(|_| rng.random()).collect()
+                })
+                .collect();
+            let items: Vec<Item> =
+                (0..count).map(|i| Item { key: &keys[i].2, nonce: &nonces[i], message: &msgs[i] }).collect();
+            let mut tags = vec![[0u8; 16]; count];
+            authenticate_many_with(&items, &mut tags, features).unwrap();
+            for i in 0..count {
+                let want = reference::poly1305aes(&keys[i].0, &keys[i].1, &nonces[i], &msgs[i]);
+                assert_eq!(tags[i], want, "{:?} batch of {count}, item {i}", expected(features));
+            }
+            let mut ok = vec![false; count];
+            assert_eq!(verify_many(&items, &tags, &mut ok), Ok(true));
+            if count > 0 {
+                let bad = count / 2;
+                tags[bad][3] ^= 0x10;
+                assert_eq!(verify_many(&items, &tags, &mut ok), Ok(false));
+                assert!(ok.iter().enumerate().all(|(i, &v)| v == (i != bad)));
+            }
+        }
+    }
+}

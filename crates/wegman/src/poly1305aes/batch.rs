@@ -1,10 +1,20 @@
 //! Many (key, nonce, message) triples in one call: the key agility of §1.
 //!
-//! Today every item runs through the per-key backend in turn; a multi-buffer
-//! SIMD backend can later take several items at once behind this same API.
+//! Items are taken eight at a time. Their eight AES pads are computed
+//! together (with VAES, eight fused key schedules in two registers:
+//! `backend/x86_vaes.rs`; otherwise one by one, as `authenticate` does),
+//! then each message's polynomial on the best backend for its length. Short
+//! messages under many keys are where this pays: there, a tag's cost is
+//! mostly its AES key schedule, a chain of ten dependent rounds that eight
+//! keys can share.
 
+use zeroize::Zeroize;
+
+use super::backend::{Precomputed, State};
 use super::key::{Key, NONCE_BYTES, TAG_BYTES};
-use super::mac::{authenticate, verify};
+use super::mac::one_shot_pad;
+use super::poly1305::whole_message;
+use crate::cpu::Features;
 use crate::error::Error;
 
 /// One message to authenticate or verify.
@@ -18,15 +28,68 @@ pub struct Item<'a> {
     pub message: &'a [u8],
 }
 
+/// How many items share one pass of the AES pads.
+const LANES: usize = 8;
+
+/// The tags of up to eight items, `out[i]` for `chunk[i]`.
+fn chunk_tags(chunk: &[Item<'_>], features: Features, out: &mut [[u8; TAG_BYTES]]) {
+    let mut pads = [[0u8; 16]; LANES];
+    pads_of(chunk, features, &mut pads);
+    for ((item, tag), s) in chunk.iter().zip(out.iter_mut()).zip(&pads) {
+        *tag = whole_message(State::new(item.key.r(), features), s, item.message, &Precomputed::None);
+    }
+    pads.zeroize();
+}
+
+/// AES_k(n) of each item of `chunk` into `pads`.
+fn pads_of(chunk: &[Item<'_>], features: Features, pads: &mut [[u8; 16]; LANES]) {
+    #[cfg(target_arch = "x86_64")]
+    if let (Some(token), LANES) = (features.vaes(), chunk.len()) {
+        let mut k = [[0u8; 16]; LANES];
+        let mut n = [[0u8; 16]; LANES];
+        for (i, item) in chunk.iter().enumerate() {
+            k[i] = *item.key.k();
+            n[i] = *item.nonce;
+        }
+        *pads = super::backend::x86_vaes::pads8(token, &k, &n);
+        k.zeroize();
+        return;
+    }
+    for (pad, item) in pads.iter_mut().zip(chunk) {
+        *pad = one_shot_pad(item.key, item.nonce, features);
+    }
+}
+
 /// Authenticate every item, writing `tags[i]` for `items[i]`.
 ///
 /// Fails (writing nothing) if the two slices differ in length.
+///
+/// ```
+/// use wegman::poly1305aes::{authenticate, authenticate_many, Item, Key};
+/// let keys: Vec<Key> = (0..20u8).map(|i| Key::from_bytes_clamped(&[i; 32])).collect();
+/// let nonce = [9u8; 16];
+/// let items: Vec<Item> = keys.iter().map(|key| Item { key, nonce: &nonce, message: b"ping" }).collect();
+/// let mut tags = vec![[0u8; 16]; items.len()];
+/// authenticate_many(&items, &mut tags)?;
+/// assert_eq!(tags[7], authenticate(&keys[7], &nonce, b"ping"));
+/// # Ok::<(), wegman::Error>(())
+/// ```
 pub fn authenticate_many(items: &[Item<'_>], tags: &mut [[u8; TAG_BYTES]]) -> Result<(), Error> {
+    authenticate_many_with(items, tags, Features::detect())
+}
+
+/// [`authenticate_many`] on the best backends `features` allow (tests and
+/// benchmarks; [`Features::portable`] forces the portable code).
+pub fn authenticate_many_with(
+    items: &[Item<'_>],
+    tags: &mut [[u8; TAG_BYTES]],
+    features: Features,
+) -> Result<(), Error> {
     if items.len() != tags.len() {
         return Err(Error::InvalidLength { what: "tag array", expected: items.len(), got: tags.len() });
     }
-    for (item, tag) in items.iter().zip(tags.iter_mut()) {
-        *tag = authenticate(item.key, item.nonce, item.message);
+    for (chunk, out) in items.chunks(LANES).zip(tags.chunks_mut(LANES)) {
+        chunk_tags(chunk, features, out);
     }
     Ok(())
 }
@@ -41,10 +104,16 @@ pub fn verify_many(items: &[Item<'_>], tags: &[[u8; TAG_BYTES]], ok: &mut [bool]
     if items.len() != ok.len() {
         return Err(Error::InvalidLength { what: "result array", expected: items.len(), got: ok.len() });
     }
+    let features = Features::detect();
     let mut all = true;
-    for ((item, tag), res) in items.iter().zip(tags).zip(ok.iter_mut()) {
-        *res = verify(item.key, tag, item.nonce, item.message).is_ok();
-        all &= *res;
+    let mut mine = [[0u8; TAG_BYTES]; LANES];
+    for ((chunk, given), res) in items.chunks(LANES).zip(tags.chunks(LANES)).zip(ok.chunks_mut(LANES)) {
+        chunk_tags(chunk, features, &mut mine[..chunk.len()]);
+        for ((m, t), r) in mine.iter().zip(given).zip(res.iter_mut()) {
+            *r = crate::ct::eq16(m, t);
+            all &= *r;
+        }
     }
+    mine.zeroize();
     Ok(all)
 }

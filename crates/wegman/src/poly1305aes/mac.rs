@@ -149,7 +149,7 @@ impl fmt::Debug for Poly1305Aes {
 /// AES_k(n) for a key with no cached schedule: with AES-NI the schedule is
 /// computed in registers alongside the rounds (`backend/x86_aesni.rs`),
 /// otherwise the `aes` crate expands it (and wipes it on drop).
-fn one_shot_pad(key: &Key, nonce: &[u8; NONCE_BYTES], features: Features) -> [u8; 16] {
+pub(super) fn one_shot_pad(key: &Key, nonce: &[u8; NONCE_BYTES], features: Features) -> [u8; 16] {
     #[cfg(target_arch = "x86_64")]
     if let Some(token) = features.aesni() {
         return super::backend::x86_aesni::pad(token, key.k(), nonce);

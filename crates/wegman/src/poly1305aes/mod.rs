@@ -37,7 +37,7 @@ mod mac;
 mod poly1305;
 mod traits;
 
-pub use batch::{Item, authenticate_many, verify_many};
+pub use batch::{Item, authenticate_many, authenticate_many_with, verify_many};
 pub use key::{KEY_BYTES, Key, NONCE_BYTES, TAG_BYTES, check_r, clamp};
 pub use mac::{ExpandedKey, Poly1305Aes, authenticate, verify};
 pub use poly1305::Poly1305;
