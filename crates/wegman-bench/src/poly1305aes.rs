@@ -137,7 +137,7 @@ impl<const VERIFY: bool> Contender for WegmanExpanded<VERIFY> {
         } else {
             "wegman::poly1305aes::ExpandedKey::authenticate(&n, m) (ExpandedKey::new once per key)"
         };
-        Label { name: "wegman", ours: true, call }
+        Label { name: wegman_name(self.keys[0].platform()), ours: true, call }
     }
 
     #[inline]
