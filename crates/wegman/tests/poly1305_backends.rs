@@ -191,3 +191,93 @@ fn batches_on_every_backend() {
         }
     }
 }
+
+#[test]
+fn batches_of_equal_lengths_run_in_lanes() {
+    // Eight messages of one length up to 256 bytes take the IFMA lanes path
+    // (each lane under its own r); check every length 0..=260 against the
+    // reference, random and all-0xff with the largest r.
+    use wegman::poly1305aes::{Item, authenticate_many_with};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(88);
+    for features in levels() {
+        for len in 0..=260usize {
+            for (extreme, r_is_4) in [(false, false), (true, false), (false, true)] {
+                let count = if len % 3 == 0 { 16 } else { 8 };
+                let keys: Vec<([u8; 16], [u8; 16], Key)> = (0..count)
+                    .map(|_| {
+                        let mut kr = [0u8; 32];
+                        rng.fill_bytes(&mut kr);
+                        if extreme {
+                            kr[16..].copy_from_slice(&R_MAX);
+                        }
+                        if r_is_4 {
+                            // h = 4(m + 2^128) >= 2^130 > p: the final
+                            // conditional subtraction of p is taken
+                            kr[16..].fill(0);
+                            kr[16] = 4;
+                        }
+                        let key = Key::from_bytes_clamped(&kr);
+                        let r: [u8; 16] = key.to_bytes()[16..].try_into().unwrap();
+                        (kr[..16].try_into().unwrap(), r, key)
+                    })
+                    .collect();
+                let nonces: Vec<[u8; 16]> = (0..count).map(|_| rng.random()).collect();
+                let msgs: Vec<Vec<u8>> = (0..count)
+                    .map(|_| if extreme { vec![0xff; len] } else { (0..len).map(|_| rng.random()).collect() })
+                    .collect();
+                let items: Vec<Item> =
+                    (0..count).map(|i| Item { key: &keys[i].2, nonce: &nonces[i], message: &msgs[i] }).collect();
+                let mut tags = vec![[0u8; 16]; count];
+                authenticate_many_with(&items, &mut tags, features).unwrap();
+                for i in 0..count {
+                    let want = reference::poly1305aes(&keys[i].0, &keys[i].1, &nonces[i], &msgs[i]);
+                    assert_eq!(tags[i], want, "{:?} len {len} item {i} extreme {extreme}", expected(features));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn batch_lanes_reduce_h_at_and_just_above_p() {
+    // r = 1 and blocks m1 = 2^128 - 3 + d, m2 = m3 = 0 (each with its 2^128
+    // bit) give h = 2^130 - 3 + d exactly: p - 1, p, …, p + 4 for
+    // d = -3..=2. Lazy reduction never folds these (they are below 2^130),
+    // so only the final conditional subtraction of p sees them.
+    use wegman::poly1305aes::{Item, authenticate_many_with};
+    let mut r = [0u8; 16];
+    r[0] = 1;
+    for features in levels() {
+        let ks: Vec<[u8; 16]> = (0..8u8).map(|i| [i ^ 0x3c; 16]).collect();
+        let keys: Vec<Key> = ks
+            .iter()
+            .map(|k| {
+                let mut kr = [0u8; 32];
+                kr[..16].copy_from_slice(k);
+                kr[16..].copy_from_slice(&r);
+                Key::from_bytes(&kr).unwrap()
+            })
+            .collect();
+        let msgs: Vec<Vec<u8>> = (0..8i32)
+            .map(|i| {
+                let d = (i % 6) - 3;
+                let mut m = vec![0xffu8; 16];
+                m[0] = (0xfd + d) as u8;
+                m.extend_from_slice(&[0u8; 32]);
+                m
+            })
+            .collect();
+        let nonce = [7u8; 16];
+        let items: Vec<Item> = (0..8).map(|i| Item { key: &keys[i], nonce: &nonce, message: &msgs[i] }).collect();
+        let mut tags = vec![[0u8; 16]; 8];
+        authenticate_many_with(&items, &mut tags, features).unwrap();
+        for i in 0..8 {
+            assert_eq!(
+                tags[i],
+                reference::poly1305aes(&ks[i], &r, &nonce, &msgs[i]),
+                "{:?} lane {i}",
+                expected(features)
+            );
+        }
+    }
+}

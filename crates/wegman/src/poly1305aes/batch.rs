@@ -2,8 +2,12 @@
 //!
 //! Items are taken eight at a time. Their eight AES pads are computed
 //! together (with VAES, eight fused key schedules in two registers:
-//! `backend/x86_vaes.rs`; otherwise one by one, as `authenticate` does),
-//! then each message's polynomial on the best backend for its length. Short
+//! `backend/x86_vaes.rs`; otherwise one by one, as `authenticate` does).
+//! Eight messages of one length from 17 to 256 bytes (fixed-size packets)
+//! then run their polynomials in the eight lanes of the IFMA backend, each
+//! lane under its own r, final reduction and pad included (1.24× the
+//! single calls at 64 bytes, 1.77× at 256, on the development machine);
+//! any other chunk runs each message on the best backend for its length. Short
 //! messages under many keys are where this pays: there, a tag's cost is
 //! mostly its AES key schedule, a chain of ten dependent rounds that eight
 //! keys can share.
@@ -35,10 +39,39 @@ const LANES: usize = 8;
 fn chunk_tags(chunk: &[Item<'_>], features: Features, out: &mut [[u8; TAG_BYTES]]) {
     let mut pads = [[0u8; 16]; LANES];
     pads_of(chunk, features, &mut pads);
-    for ((item, tag), s) in chunk.iter().zip(out.iter_mut()).zip(&pads) {
-        *tag = whole_message(State::new(item.key.r(), features), s, item.message, &Precomputed::None);
+    if !lanes(chunk, features, &pads, out) {
+        for ((item, tag), s) in chunk.iter().zip(out.iter_mut()).zip(&pads) {
+            *tag = whole_message(State::new(item.key.r(), features), s, item.message, &Precomputed::None);
+        }
     }
     pads.zeroize();
+}
+
+/// Eight short messages of one length, with IFMA: their polynomials in
+/// eight lanes, each under its own r (`tags8`). False if the chunk does
+/// not qualify (then nothing is written).
+fn lanes(chunk: &[Item<'_>], features: Features, pads: &[[u8; 16]; LANES], out: &mut [[u8; TAG_BYTES]]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::backend::x86_avx512ifma::{BATCH_MAX_BYTES, tags8};
+        let len = chunk.first().map_or(0, |i| i.message.len());
+        if let (Some(token), LANES) = (features.avx512ifma(), chunk.len()) {
+            // One block per lane does not repay the transposes (measured:
+            // even with the per-item path at 16 bytes); two or more do.
+            if len > 16 && len <= BATCH_MAX_BYTES && chunk.iter().all(|i| i.message.len() == len) {
+                let mut r = [[0u8; 16]; LANES];
+                for (ri, item) in r.iter_mut().zip(chunk) {
+                    *ri = *item.key.r();
+                }
+                let msgs: [&[u8]; LANES] = core::array::from_fn(|i| chunk[i].message);
+                out.copy_from_slice(&tags8(token, &r, pads, &msgs));
+                r.zeroize();
+                return true;
+            }
+        }
+    }
+    let _ = (chunk, features, pads, out);
+    false
 }
 
 /// AES_k(n) of each item of `chunk` into `pads`.

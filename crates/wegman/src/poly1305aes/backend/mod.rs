@@ -28,7 +28,7 @@ pub(crate) mod x86_aesni;
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-mod x86_avx512ifma;
+pub(crate) mod x86_avx512ifma;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod x86_vaes;

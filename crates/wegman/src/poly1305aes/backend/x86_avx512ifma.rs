@@ -387,3 +387,131 @@ fn two_sets(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m512i) -> [u64; 3] {
     let (ta, tb) = (mul(&a, &ra, &sa), mul(&b, &rb, &sb));
     to_radix64(core::array::from_fn(|i| hsum(_mm512_add_epi64(ta[i], tb[i]))))
 }
+
+/// Batches: messages at most this long, eight of one length, go through
+/// [`tags8`] (longer ones through each item's own backend).
+pub(crate) const BATCH_MAX_BYTES: usize = 256;
+
+/// Poly1305_{r_i}(m_i, s_i) for eight messages of one length (at most
+/// [`BATCH_MAX_BYTES`]), lane i under its own r_i: the multi-key form of
+/// §1's key agility. Everything runs in the eight lanes: the polynomial
+/// (same limb bounds as above: each lane's r is a valid r, each step a
+/// block of its own message), the full reduction mod 2^130 − 5 and the
+/// addition of s_i mod 2^128.
+pub(crate) fn tags8(token: Avx512Ifma, r: &[[u8; 16]; 8], s: &[[u8; 16]; 8], msgs: &[&[u8]; 8]) -> [[u8; 16]; 8] {
+    debug_assert!(msgs.iter().all(|m| m.len() == msgs[0].len() && m.len() <= BATCH_MAX_BYTES));
+    // SAFETY: `token` is an `Avx512Ifma`, which `crate::cpu` hands out only
+    // after detecting AVX-512 F, VL and IFMA on this CPU.
+    unsafe { lanes8(token, r, s, msgs) }
+}
+
+/// Block `at..at + 16` of each message as 44-bit limbs, lane i = message i.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn gather(msgs: &[&[u8]; 8], at: usize, hibit: __m512i) -> Limbs {
+    let (lo, hi) = (lanes_of(|i| le64(&msgs[i][at..])), lanes_of(|i| le64(&msgs[i][at + 8..])));
+    let m = splat(M44);
+    [
+        _mm512_and_si512(lo, m),
+        _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64::<44>(lo), _mm512_slli_epi64::<20>(hi)), m),
+        _mm512_or_si512(_mm512_srli_epi64::<24>(hi), hibit),
+    ]
+}
+
+/// Eight 64-bit words, `w(i)` in lane i.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn lanes_of(w: impl Fn(usize) -> u64) -> __m512i {
+    _mm512_set_epi64(
+        w(7) as i64,
+        w(6) as i64,
+        w(5) as i64,
+        w(4) as i64,
+        w(3) as i64,
+        w(2) as i64,
+        w(1) as i64,
+        w(0) as i64,
+    )
+}
+
+/// The little-endian 64-bit word at the start of `b`.
+fn le64(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[..8]);
+    u64::from_le_bytes(w)
+}
+
+/// The eight tags.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn lanes8(_proof: Avx512Ifma, r: &[[u8; 16]; 8], s: &[[u8; 16]; 8], msgs: &[&[u8]; 8]) -> [[u8; 16]; 8] {
+    use zeroize::Zeroize;
+    let mut rl: [[u64; 3]; 8] = core::array::from_fn(|i| limbs44(le64(&r[i][..8]), le64(&r[i][8..]), 0));
+    let rv = [lanes_of(|i| rl[i][0]), lanes_of(|i| rl[i][1]), lanes_of(|i| rl[i][2])];
+    rl.zeroize();
+    let x20 = |v: __m512i| _mm512_add_epi64(_mm512_slli_epi64::<4>(v), _mm512_slli_epi64::<2>(v));
+    let sv = [x20(rv[1]), x20(rv[2])];
+    let len = msgs[0].len();
+    let z = _mm512_setzero_si512();
+    let mut h = [z, z, z];
+    let one = splat(1 << 40);
+    for at in (0..len & !15).step_by(16) {
+        add(&mut h, gather(msgs, at, one));
+        h = carry(mul(&h, &rv, &sv));
+    }
+    let rest = len % 16;
+    if rest != 0 {
+        // §2: the last chunk with a 1 byte appended, zero-padded, no 2^128 bit
+        let mut pads = [[0u8; 16]; 8];
+        for (p, m) in pads.iter_mut().zip(msgs) {
+            p[..rest].copy_from_slice(&m[len - rest..]);
+            p[rest] = 1;
+        }
+        let padded: [&[u8]; 8] = core::array::from_fn(|i| &pads[i][..]);
+        add(&mut h, gather(&padded, 0, z));
+        h = carry(mul(&h, &rv, &sv));
+        pads.zeroize();
+    }
+    // Full reduction. After `carry`: h0 < 2^44, h1 <= 2^44, h2 < 2^42.
+    // Propagate 1→2, 2→0 (times 5), 0→1, 1→2: limbs < 2^44, 2^44, and
+    // h2 <= 2^42, so h < 2^130 + 2^88 < 2p.
+    let (m44, m42) = (splat(M44), splat(M42));
+    let [mut h0, mut h1, mut h2] = h;
+    h2 = _mm512_add_epi64(h2, _mm512_srli_epi64::<44>(h1));
+    h1 = _mm512_and_si512(h1, m44);
+    let c = _mm512_srli_epi64::<42>(h2);
+    h2 = _mm512_and_si512(h2, m42);
+    h0 = _mm512_add_epi64(h0, _mm512_add_epi64(c, _mm512_slli_epi64::<2>(c)));
+    h1 = _mm512_add_epi64(h1, _mm512_srli_epi64::<44>(h0));
+    h0 = _mm512_and_si512(h0, m44);
+    h2 = _mm512_add_epi64(h2, _mm512_srli_epi64::<44>(h1));
+    h1 = _mm512_and_si512(h1, m44);
+    // g = h + 5; h >= p exactly when g >= 2^130 (bit 42 of g's top limb):
+    // then h mod p = g - 2^130. Selected by mask, no branch.
+    let mut g0 = _mm512_add_epi64(h0, splat(5));
+    let mut g1 = _mm512_add_epi64(h1, _mm512_srli_epi64::<44>(g0));
+    g0 = _mm512_and_si512(g0, m44);
+    let g2 = _mm512_add_epi64(h2, _mm512_srli_epi64::<44>(g1));
+    g1 = _mm512_and_si512(g1, m44);
+    let over = _mm512_sub_epi64(z, _mm512_srli_epi64::<42>(g2)); // all ones iff g >= 2^130
+    let pick = |a: __m512i, b: __m512i| _mm512_or_si512(_mm512_andnot_si512(over, a), _mm512_and_si512(over, b));
+    let (f0, f1, f2) = (pick(h0, g0), pick(h1, g1), pick(h2, _mm512_and_si512(g2, m42)));
+    // As two 64-bit words (mod 2^128), plus s.
+    let lo = _mm512_or_si512(f0, _mm512_slli_epi64::<44>(f1));
+    let hi = _mm512_or_si512(_mm512_srli_epi64::<20>(f1), _mm512_slli_epi64::<24>(f2));
+    let sum = _mm512_add_epi64(lo, lanes_of(|i| le64(&s[i][..8])));
+    let carried = _mm512_cmplt_epu64_mask(sum, lo);
+    let top = _mm512_add_epi64(hi, lanes_of(|i| le64(&s[i][8..])));
+    let top = _mm512_mask_add_epi64(top, carried, top, splat(1));
+    let mut words = [[0u64; 8]; 2];
+    // SAFETY: each `words[k]` is 64 writable bytes; unaligned stores.
+    unsafe {
+        _mm512_storeu_si512(words[0].as_mut_ptr().cast(), sum);
+        _mm512_storeu_si512(words[1].as_mut_ptr().cast(), top);
+    }
+    let tags = core::array::from_fn(|i| {
+        let mut t = [0u8; 16];
+        t[..8].copy_from_slice(&words[0][i].to_le_bytes());
+        t[8..].copy_from_slice(&words[1][i].to_le_bytes());
+        t
+    });
+    words.zeroize();
+    tags
+}
