@@ -104,7 +104,8 @@ fn parse_backend(name: &str) -> Result<wegman::cpu::Features, String> {
     let key = wegman::poly1305aes::Key::from_bytes_clamped(&[1; 32]);
     let label = |f| wegman::poly1305aes::ExpandedKey::with_features(&key, f).platform();
     levels.iter().copied().find(|&f| label(f).name() == name).ok_or_else(|| {
-        let have: Vec<&str> = levels.iter().map(|&f| label(f).name()).collect();
+        let mut have: Vec<&str> = levels.iter().map(|&f| label(f).name()).collect();
+        have.dedup();
         format!("--backend {name}: this CPU runs {}", have.join(", "))
     })
 }
