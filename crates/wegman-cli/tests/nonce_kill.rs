@@ -16,6 +16,8 @@ use rand::{Rng, SeedableRng};
 
 const KILLS: usize = 200;
 const FILES: usize = 48;
+/// Nonces a campaign must see handed out before its verdict means anything.
+const MIN_NONCES: usize = 1000;
 
 struct Report {
     kills: usize,
@@ -47,11 +49,19 @@ fn campaign(bin: &Path, kills_wanted: usize, seed: u64) -> Report {
         c
     };
 
-    // How long does an undisturbed run take? Kill moments are drawn up to that.
-    let t0 = Instant::now();
-    let out = tag("3").output().unwrap();
-    let full = t0.elapsed();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // How long does an undisturbed run take? Kill moments are drawn up to
+    // that. The slowest of three runs: on a loaded CI machine the first run
+    // can be the quick one, and kill moments drawn from it then land mostly
+    // before any output.
+    let mut full = Duration::ZERO;
+    let mut outs = Vec::new();
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        let out = tag("3").output().unwrap();
+        full = full.max(t0.elapsed());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        outs.push(out);
+    }
 
     let mut seen: HashMap<String, usize> = HashMap::new();
     let record = |stdout: &[u8], seen: &mut HashMap<String, usize>| -> usize {
@@ -65,14 +75,23 @@ fn campaign(bin: &Path, kills_wanted: usize, seed: u64) -> Report {
         }
         n
     };
-    record(&out.stdout, &mut seen);
+    let mut printed_total = 0;
+    for out in &outs {
+        printed_total += record(&out.stdout, &mut seen);
+    }
 
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let mut rep =
-        Report { kills: 0, kills_after_output: 0, clean_runs: 1, nonces_printed: 0, duplicates: 0, errors: vec![] };
+        Report { kills: 0, kills_after_output: 0, clean_runs: 3, nonces_printed: 0, duplicates: 0, errors: vec![] };
     let max_delay = full.mul_f64(1.2).max(Duration::from_micros(200));
     let mut attempts = 0;
-    while rep.kills < kills_wanted && attempts < kills_wanted * 4 {
+    // Keep killing until the campaign has the power the verdict asks for
+    // (enough kills and enough nonces handed out), however fast or slow
+    // this machine runs today; the attempt cap only stops a store that
+    // never gets anywhere.
+    while (rep.kills < kills_wanted || rep.kills_after_output < kills_wanted / 4 || printed_total < MIN_NONCES)
+        && attempts < kills_wanted * 10
+    {
         attempts += 1;
         let reserve = ["1", "2", "3", "5", "8"][rng.random_range(0..5)];
         let mut child = tag(reserve).spawn().unwrap();
@@ -89,6 +108,7 @@ fn campaign(bin: &Path, kills_wanted: usize, seed: u64) -> Report {
         let mut err = String::new();
         let _ = child.stderr.take().unwrap().read_to_string(&mut err);
         let printed = record(&buf, &mut seen);
+        printed_total += printed;
         use std::os::unix::process::ExitStatusExt;
         if status.signal() == Some(9) {
             rep.kills += 1;
@@ -137,7 +157,7 @@ fn verdict(rep: &Report) -> Result<(), String> {
     if !rep.errors.is_empty() {
         return Err(format!("store errors after kills: {:?}", rep.errors));
     }
-    if rep.nonces_printed < 1000 {
+    if rep.nonces_printed < MIN_NONCES {
         return Err(format!("only {} nonces printed", rep.nonces_printed));
     }
     Ok(())
