@@ -29,6 +29,7 @@ pub fn wegman_name(platform: wegman::platform::Platform) -> &'static str {
         Platform::Portable => "wegman[portable]",
         Platform::Avx2 => "wegman[avx2]",
         Platform::Avx512Ifma => "wegman[ifma]",
+        Platform::Float64 => "wegman[float64]",
         _ => "wegman[?]",
     }
 }

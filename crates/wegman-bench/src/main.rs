@@ -92,15 +92,16 @@ struct Args {
     /// Run the self-check and the equal-output checks, then stop.
     #[arg(long)]
     check_only: bool,
-    /// Run wegman's Poly1305 on this backend (portable, avx2, ifma) instead
-    /// of the best this CPU has; refused if the CPU lacks it.
+    /// Run wegman's Poly1305 on this backend (portable, float64, avx2, ifma)
+    /// instead of the best this CPU has; refused if the CPU lacks it.
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
 }
 
 /// `--backend NAME` as the feature level whose Poly1305 backend is NAME.
 fn parse_backend(name: &str) -> Result<wegman::cpu::Features, String> {
-    let levels = wegman::cpu::Features::detect().every_level();
+    let mut levels = wegman::cpu::Features::detect().every_level();
+    levels.push(wegman::cpu::Features::float64());
     let key = wegman::poly1305aes::Key::from_bytes_clamped(&[1; 32]);
     let label = |f| wegman::poly1305aes::ExpandedKey::with_features(&key, f).platform();
     levels.iter().copied().find(|&f| label(f).name() == name).ok_or_else(|| {

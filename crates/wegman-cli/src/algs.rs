@@ -5,6 +5,7 @@ use std::fmt;
 
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
+use wegman::cpu::Features;
 use wegman::mmh::{self, MacKey, Mmh};
 use wegman::poly1305aes::{Key, Poly1305Aes};
 
@@ -90,7 +91,9 @@ impl fmt::Display for MacAlg {
 
 /// A key for one of the algorithms.
 pub enum AnyKey {
-    Poly1305Aes(Key),
+    /// The key and the features its Poly1305 runs on (detected, unless
+    /// `--backend` chose).
+    Poly1305Aes(Key, Features),
     Mmh(Box<MacKey>),
 }
 
@@ -98,21 +101,21 @@ impl AnyKey {
     /// From the 32 raw key bytes. `clamp` applies to Poly1305-AES only.
     pub fn from_bytes(alg: MacAlg, bytes: &[u8], clamp: bool) -> Result<Self, String> {
         match alg.mmh() {
-            None => crate::keyfile::key_from_bytes(bytes, clamp).map(AnyKey::Poly1305Aes),
+            None => crate::keyfile::key_from_bytes(bytes, clamp).map(|k| AnyKey::Poly1305Aes(k, Features::detect())),
             Some(a) => MacKey::from_slice(a, bytes).map(|k| AnyKey::Mmh(Box::new(k))).map_err(|e| e.to_string()),
         }
     }
 
     pub fn alg(&self) -> MacAlg {
         match self {
-            AnyKey::Poly1305Aes(_) => MacAlg::Poly1305aes,
+            AnyKey::Poly1305Aes(..) => MacAlg::Poly1305aes,
             AnyKey::Mmh(k) => MacAlg::Mmh(k.alg()),
         }
     }
 
     pub fn start(&self, nonce: &[u8; 16]) -> AnyMac<'_> {
         match self {
-            AnyKey::Poly1305Aes(k) => AnyMac::Poly1305Aes(Poly1305Aes::new(k, nonce)),
+            AnyKey::Poly1305Aes(k, f) => AnyMac::Poly1305Aes(Poly1305Aes::with_features(k, nonce, *f)),
             AnyKey::Mmh(k) => AnyMac::Mmh(k.start(nonce)),
         }
     }

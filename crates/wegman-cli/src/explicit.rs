@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::algs::{AnyKey, AnyMac, MacAlg};
+use crate::backend::Backend;
 use crate::{ExplicitArgs, KeySource, MacArgs, VerifyArgs, hexarg, input, keyfile};
 
 /// Whether an explicit nonce may be used with a key file that has a nonce store.
@@ -52,6 +53,19 @@ fn key(alg: MacAlg, src: &KeySource, nonce: ExplicitNonce) -> Result<AnyKey, Str
     AnyKey::from_bytes(alg, &bytes, src.clamp)
 }
 
+/// The key on the backend `--backend` names (MMH has one backend per CPU).
+fn on_backend(key: AnyKey, backend: Backend) -> Result<AnyKey, String> {
+    match key {
+        AnyKey::Poly1305Aes(k, _) => Ok(AnyKey::Poly1305Aes(k, backend.features()?)),
+        other if matches!(backend, Backend::Auto | Backend::Portable) => Ok(other),
+        other => Err(format!(
+            "--backend {}: {} runs its portable backend only; --backend chooses Poly1305's",
+            backend.name(),
+            other.alg()
+        )),
+    }
+}
+
 fn compute<'k>(args: &ExplicitArgs, key: &'k AnyKey) -> Result<AnyMac<'k>, String> {
     let nonce = hexarg::decode::<16>("nonce", &args.nonce_hex)?;
     let path = args.file.clone().unwrap_or_else(|| PathBuf::from("-"));
@@ -61,7 +75,7 @@ fn compute<'k>(args: &ExplicitArgs, key: &'k AnyKey) -> Result<AnyMac<'k>, Strin
 
 pub fn mac(args: &MacArgs) -> Result<u8, String> {
     let policy = if args.caller_manages_nonces { ExplicitNonce::Allowed } else { ExplicitNonce::OnlyForUnmanagedKeys };
-    let key = key(args.common.alg, &args.common.key, policy)?;
+    let key = on_backend(key(args.common.alg, &args.common.key, policy)?, args.common.backend)?;
     let tag = compute(&args.common, &key)?.finalize().map_err(|e| e.to_string())?;
     crate::out::line(hexarg::encode(&tag))?;
     Ok(0)
@@ -73,7 +87,7 @@ pub fn verify(args: &VerifyArgs) -> Result<u8, String> {
     if tag.len() != alg.tag_bytes() {
         return Err(format!("tag: {alg} tags are {} hex digits, got {}", 2 * alg.tag_bytes(), 2 * tag.len()));
     }
-    let key = key(alg, &args.common.key, ExplicitNonce::Allowed)?;
+    let key = on_backend(key(alg, &args.common.key, ExplicitNonce::Allowed)?, args.common.backend)?;
     let mac = compute(&args.common, &key)?;
     if mac.verify(&tag).map_err(|e| e.to_string())? {
         Ok(0)

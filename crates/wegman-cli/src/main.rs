@@ -4,6 +4,7 @@
 //! file could not be read; 2 usage, I/O, key or malformed-input errors.
 
 mod algs;
+mod backend;
 mod check;
 mod cwc_cmd;
 mod explicit;
@@ -87,6 +88,10 @@ struct ExplicitArgs {
     /// Input file; `-` or nothing reads standard input.
     #[arg(value_name = "FILE")]
     file: Option<PathBuf>,
+    /// Poly1305 backend for poly1305aes (`float64` is the paper's §4
+    /// floating-point method); a backend this CPU lacks is refused.
+    #[arg(long, value_enum, value_name = "NAME", default_value = "auto")]
+    backend: backend::Backend,
 }
 
 #[derive(Args)]

@@ -69,6 +69,37 @@ fn every_vector_through_mac_and_verify() {
 }
 
 #[test]
+fn backend_flag_runs_the_named_backend_and_gives_the_vector_tags() {
+    let dir = tempfile::tempdir().unwrap();
+    let msg = dir.path().join("m");
+    let mut checked = 0;
+    for (i, v) in vectors().iter().enumerate().filter(|(_, v)| v.get("k").is_some() && v.get("tag").is_some()) {
+        std::fs::write(&msg, hex::decode(s(v, "m")).unwrap()).unwrap();
+        let key = format!("{}{}", s(v, "k"), s(v, "r"));
+        // float64 and portable run everywhere; the SIMD names only where the CPU has them.
+        let backend = ["float64", "portable", "auto"][i % 3];
+        let out = run(wegman()
+            .args(["mac", "poly1305aes", "--backend", backend, "--key-hex", &key, "--nonce-hex", s(v, "n")])
+            .arg(&msg));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), format!("{}\n", s(v, "tag")), "{} on {backend}", v["name"]);
+        let ok = run(wegman()
+            .args(["verify", "poly1305aes", "--backend", backend, "--key-hex", &key, "--nonce-hex", s(v, "n")])
+            .args(["--tag-hex", s(v, "tag")])
+            .arg(&msg));
+        assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+        checked += 1;
+    }
+    assert!(checked >= 30, "only {checked} vectors");
+    // MMH has no float64 backend: refused, not silently ignored.
+    let out = run(wegman()
+        .args(["mac", "mmh32", "--backend", "float64", "--key-hex", &"01".repeat(32), "--nonce-hex", &"02".repeat(16)])
+        .arg(&msg));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--backend float64: mmh32"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn stdin_and_dash_and_key_file() {
     let v = &vectors()[0]; // Appendix A #1
     let key = format!("{}{}", s(v, "k"), s(v, "r"));

@@ -70,12 +70,28 @@ pub struct Features {
     avx2: Option<Avx2>,
     avx512ifma: Option<Avx512Ifma>,
     vaes: Option<Vaes>,
+    /// Prefer the paper's §4 floating-point Poly1305 (portable code, so no
+    /// token; never set by a detection).
+    float64: bool,
 }
 
 impl Features {
     /// No extensions: the portable backends.
     pub const fn portable() -> Self {
-        Features { aesni: None, avx2: None, avx512ifma: None, vaes: None }
+        Features { aesni: None, avx2: None, avx512ifma: None, vaes: None, float64: false }
+    }
+
+    /// No extensions, and Poly1305 on the paper's §4 floating-point method
+    /// (binary64 limbs at 2^0, 2^32, 2^64, 2^96): a portable backend that
+    /// is never chosen automatically, kept as the seed's technique and a
+    /// benchmark row. MMH and CWC run their portable backends.
+    pub const fn float64() -> Self {
+        Features { float64: true, ..Self::portable() }
+    }
+
+    /// Whether Poly1305 should run the §4 floating-point backend.
+    pub fn prefers_float64(self) -> bool {
+        self.float64
     }
 
     /// What this CPU supports (nothing in a `wegman_backend="portable"` build).
@@ -113,6 +129,7 @@ impl Features {
             avx2: (bits & 2 != 0).then_some(Avx2(())),
             avx512ifma: (bits & 4 != 0).then_some(Avx512Ifma(())),
             vaes: (bits & 8 != 0).then_some(Vaes(())),
+            float64: false,
         }
     }
 
@@ -132,6 +149,7 @@ impl Features {
             avx2: avx2.then_some(Avx2(())),
             avx512ifma: (avx2 && ifma).then_some(Avx512Ifma(())),
             vaes: vaes.then_some(Vaes(())),
+            float64: false,
         }
     }
 

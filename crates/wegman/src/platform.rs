@@ -19,6 +19,9 @@ pub enum Platform {
     Avx2,
     /// AVX-512 IFMA: eight 64-bit lanes of 44-bit limbs, 52-bit multiply-adds (Poly1305).
     Avx512Ifma,
+    /// The paper's §4 method in IEEE binary64: portable, no `unsafe`, only
+    /// when asked for (Poly1305).
+    Float64,
 }
 
 impl Platform {
@@ -28,6 +31,7 @@ impl Platform {
             Platform::Portable => "portable",
             Platform::Avx2 => "avx2",
             Platform::Avx512Ifma => "ifma",
+            Platform::Float64 => "float64",
         }
     }
 }

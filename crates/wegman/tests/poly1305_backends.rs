@@ -1,5 +1,5 @@
 //! Every Poly1305 backend this CPU has (`Features::every_level`: portable,
-//! then each SIMD level) against the big-integer reference model: every
+//! then each SIMD level, plus the §4 floating-point backend) against the big-integer reference model: every
 //! length 0..=4096, all-0xff messages with the largest r (maximal carries),
 //! random lengths up to 1 MiB + 17, streaming with random splits (inside
 //! the 64-byte SIMD group and around the vector threshold), and
@@ -18,7 +18,9 @@ const R_MAX: [u8; 16] =
 
 /// The label the best backend of `features` must report.
 fn expected(features: Features) -> Platform {
-    if features.avx512ifma().is_some() {
+    if features.prefers_float64() {
+        Platform::Float64
+    } else if features.avx512ifma().is_some() {
         Platform::Avx512Ifma
     } else if features.avx2().is_some() {
         Platform::Avx2
@@ -28,7 +30,8 @@ fn expected(features: Features) -> Platform {
 }
 
 fn levels() -> Vec<Features> {
-    let levels = Features::detect().every_level();
+    let mut levels = Features::detect().every_level();
+    levels.push(Features::float64());
     eprintln!("backends under test: {:?}", levels.iter().map(|f| expected(*f).name()).collect::<Vec<_>>());
     levels
 }

@@ -7,6 +7,8 @@
 //! blocks, never per block.
 //!
 //! - `soft.rs`: portable, radix 2^64, no `unsafe`.
+//! - `float64.rs`: the paper's §4 floating-point method in binary64,
+//!   portable; only when [`Features::float64`] asks for it.
 //! - `x86_avx2.rs`: AVX2, two sets of four lanes of radix-2^26 limbs.
 //! - `x86_avx512ifma.rs`: AVX-512 IFMA, two sets of eight lanes of
 //!   radix-2^44 limbs; preferred when the CPU has it.
@@ -19,6 +21,7 @@
 //! code with a token from [`crate::cpu`] and for their vector loads (and
 //! AVX2's one-instruction multiply).
 
+mod float64;
 mod soft;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
@@ -56,6 +59,7 @@ pub(crate) enum Precomputed {
 #[derive(Clone)]
 pub(crate) enum State {
     Portable(soft::State),
+    Float64(float64::State),
     #[cfg(target_arch = "x86_64")]
     Avx2(x86_avx2::State),
     #[cfg(target_arch = "x86_64")]
@@ -67,6 +71,9 @@ impl State {
     /// best backend `features` allow. A SIMD backend computes its powers of
     /// r only when an input long enough to repay them arrives.
     pub(crate) fn new(r: &[u8; 16], features: Features) -> Self {
+        if features.prefers_float64() {
+            return State::Float64(float64::State::new(r));
+        }
         #[cfg(target_arch = "x86_64")]
         if let Some(token) = features.avx512ifma() {
             return State::Ifma(x86_avx512ifma::State::new(r, token));
@@ -83,7 +90,7 @@ impl State {
     /// that will authenticate many messages.
     pub(crate) fn precompute(&self) -> Precomputed {
         match self {
-            State::Portable(_) => Precomputed::None,
+            State::Portable(_) | State::Float64(_) => Precomputed::None,
             #[cfg(target_arch = "x86_64")]
             State::Avx2(s) => Precomputed::Avx2(s.powers()),
             #[cfg(target_arch = "x86_64")]
@@ -94,6 +101,7 @@ impl State {
     pub(crate) fn platform(&self) -> Platform {
         match self {
             State::Portable(_) => Platform::Portable,
+            State::Float64(_) => Platform::Float64,
             #[cfg(target_arch = "x86_64")]
             State::Avx2(_) => Platform::Avx2,
             #[cfg(target_arch = "x86_64")]
@@ -108,6 +116,7 @@ impl State {
     pub(crate) fn blocks(&mut self, blocks: &[u8], hibit: u64, pre: &Precomputed) {
         match self {
             State::Portable(s) => s.blocks(blocks, hibit),
+            State::Float64(s) => s.blocks(blocks, hibit),
             #[cfg(target_arch = "x86_64")]
             State::Avx2(s) => s.blocks(
                 blocks,
@@ -133,6 +142,7 @@ impl State {
     pub(crate) fn finalize(&self, s: &[u8; 16]) -> [u8; 16] {
         match self {
             State::Portable(st) => st.finalize(s),
+            State::Float64(st) => st.finalize(s),
             #[cfg(target_arch = "x86_64")]
             State::Avx2(st) => st.finalize(s),
             #[cfg(target_arch = "x86_64")]
@@ -143,6 +153,7 @@ impl State {
     pub(crate) fn wipe(&mut self) {
         match self {
             State::Portable(s) => s.wipe(),
+            State::Float64(s) => s.wipe(),
             #[cfg(target_arch = "x86_64")]
             State::Avx2(s) => s.wipe(),
             #[cfg(target_arch = "x86_64")]
