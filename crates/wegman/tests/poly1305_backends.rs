@@ -196,6 +196,48 @@ fn batches_on_every_backend() {
 }
 
 #[test]
+fn batches_of_messages_up_to_16_bytes_take_the_one_block_path() {
+    // Chunks whose messages are all at most one block run a dedicated
+    // one-block computation (h = c * r from h = 0): every length 0..=16,
+    // mixed within a chunk, random keys and the maximal-carry r with
+    // all-0xff messages, against the reference.
+    use wegman::poly1305aes::{Item, authenticate_many_with};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(16);
+    for features in levels() {
+        for round in 0..40 {
+            let count = 64;
+            let kr: Vec<[u8; 32]> = (0..count)
+                .map(|i| {
+                    let mut kr: [u8; 32] = rng.random();
+                    if (i + round) % 3 == 0 {
+                        kr[16..].copy_from_slice(&R_MAX);
+                    }
+                    kr
+                })
+                .collect();
+            let keys: Vec<Key> = kr.iter().map(Key::from_bytes_clamped).collect();
+            let nonces: Vec<[u8; 16]> = (0..count).map(|_| rng.random()).collect();
+            let msgs: Vec<Vec<u8>> = (0..count)
+                .map(|i| {
+                    let len = if round % 2 == 0 { round / 2 % 17 } else { rng.random_range(0..=16) };
+                    if i % 2 == 0 { vec![0xff; len] } else { (0..len).map(|_| rng.random()).collect() }
+                })
+                .collect();
+            let items: Vec<Item> =
+                (0..count).map(|i| Item { key: &keys[i], nonce: &nonces[i], message: &msgs[i] }).collect();
+            let mut tags = vec![[0u8; 16]; count];
+            authenticate_many_with(&items, &mut tags, features).unwrap();
+            for i in 0..count {
+                let r: [u8; 16] = keys[i].to_bytes()[16..].try_into().unwrap();
+                let k: [u8; 16] = kr[i][..16].try_into().unwrap();
+                let want = reference::poly1305aes(&k, &r, &nonces[i], &msgs[i]);
+                assert_eq!(tags[i], want, "{:?} round {round} item {i} len {}", expected(features), msgs[i].len());
+            }
+        }
+    }
+}
+
+#[test]
 fn batches_of_equal_lengths_run_in_lanes() {
     // Eight messages of one length up to 256 bytes take the IFMA lanes path
     // (each lane under its own r); check every length 0..=260 against the

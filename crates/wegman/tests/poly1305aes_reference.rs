@@ -39,6 +39,30 @@ fn every_length_0_to_2048_random_inputs() {
 }
 
 #[test]
+fn one_block_messages_many_keys() {
+    // authenticate() computes messages of at most 16 bytes straight from the
+    // bytes (one block, no backend state): 500 random keys per length, and
+    // all-0xff / all-zero messages under the largest r.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(16);
+    for len in 0..=16usize {
+        for i in 0..500 {
+            let (k, mut r) = random_key(&mut rng);
+            if i % 5 == 0 {
+                r = R_MAX;
+            }
+            let mut n = [0u8; 16];
+            rng.fill_bytes(&mut n);
+            let mut m = vec![[0u8, 0xff][i % 2]; len];
+            if i % 3 == 0 {
+                rng.fill_bytes(&mut m);
+            }
+            let want = reference::poly1305aes(&k, &r, &n, &m);
+            assert_eq!(poly1305aes::authenticate(&key(&k, &r), &n, &m), want, "len {len} key {i}");
+        }
+    }
+}
+
+#[test]
 fn adversarial_all_ones_every_length_and_extreme_r() {
     // All-0xff messages with the largest allowed r and s = ff..ff push every
     // limb to its bound and make the final addition wrap.

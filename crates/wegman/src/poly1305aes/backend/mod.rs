@@ -22,7 +22,7 @@
 //! AVX2's one-instruction multiply).
 
 mod float64;
-mod soft;
+pub(crate) mod soft;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod x86_aesni;

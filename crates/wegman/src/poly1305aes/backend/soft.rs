@@ -108,22 +108,7 @@ impl State {
 
     /// ((h mod 2^130-5) + s) mod 2^128, little-endian.
     pub(crate) fn finalize(&self, s: &[u8; 16]) -> [u8; 16] {
-        let (h0, h1, h2) = (self.h0, self.h1, self.h2);
-        // h < 5*2^128 < 2p, so one conditional subtraction of p fully reduces.
-        // g = h + 5; h >= p  <=>  g >= 2^130  <=>  g2 >= 4 (g2 <= 5).
-        let (g0, k0) = h0.overflowing_add(5);
-        let (g1, k1) = h1.overflowing_add(u64::from(k0));
-        let g2 = h2 + u64::from(k1);
-        let mask = crate::ct::opaque((g2 >> 2).wrapping_neg()); // all-ones iff h >= p
-        // g - 2^130 agrees with g mod 2^128 on the two low limbs.
-        let f0 = (h0 & !mask) | (g0 & mask);
-        let f1 = (h1 & !mask) | (g1 & mask);
-        let (o0, k) = f0.overflowing_add(le64(&s[0..8]));
-        let o1 = f1.wrapping_add(le64(&s[8..16])).wrapping_add(u64::from(k));
-        let mut out = [0u8; 16];
-        out[..8].copy_from_slice(&o0.to_le_bytes());
-        out[8..].copy_from_slice(&o1.to_le_bytes());
-        out
+        finalize(self.h0, self.h1, self.h2, s)
     }
 
     pub(crate) fn wipe(&mut self) {
@@ -135,4 +120,67 @@ impl State {
         self.h1.zeroize();
         self.h2.zeroize();
     }
+}
+
+/// ((h mod 2^130-5) + s) mod 2^128, little-endian, for h = h0 + h1*2^64 +
+/// h2*2^128 with `h2 <= 4`.
+#[inline(always)]
+fn finalize(h0: u64, h1: u64, h2: u64, s: &[u8; 16]) -> [u8; 16] {
+    // h < 5*2^128 < 2p, so one conditional subtraction of p fully reduces.
+    // g = h + 5; h >= p  <=>  g >= 2^130  <=>  g2 >= 4 (g2 <= 5).
+    let (g0, k0) = h0.overflowing_add(5);
+    let (g1, k1) = h1.overflowing_add(u64::from(k0));
+    let g2 = h2 + u64::from(k1);
+    let mask = crate::ct::opaque((g2 >> 2).wrapping_neg()); // all-ones iff h >= p
+    // g - 2^130 agrees with g mod 2^128 on the two low limbs.
+    let f0 = (h0 & !mask) | (g0 & mask);
+    let f1 = (h1 & !mask) | (g1 & mask);
+    let (o0, k) = f0.overflowing_add(le64(&s[0..8]));
+    let o1 = f1.wrapping_add(le64(&s[8..16])).wrapping_add(u64::from(k));
+    let mut out = [0u8; 16];
+    out[..8].copy_from_slice(&o0.to_le_bytes());
+    out[8..].copy_from_slice(&o1.to_le_bytes());
+    out
+}
+
+/// Poly1305_r(m, s) of a message of at most 16 bytes: one block, h = c * r
+/// from h = 0, no state kept (the batch path for short messages under many
+/// keys, where a [`State`] per item and its wipe cost as much as the
+/// multiply). Bounds as in [`State::blocks`] with h = 0 before the block:
+/// c2 = 1 for a full block and 0 for a padded partial one.
+#[inline(always)]
+pub(crate) fn short_tag(r: &[u8; 16], s: &[u8; 16], m: &[u8]) -> [u8; 16] {
+    debug_assert!(m.len() <= 16);
+    let r0 = le64(&r[0..8]);
+    let r1 = le64(&r[8..16]);
+    let s1 = r1 + (r1 >> 2);
+    let (c0, c1, c2) = if m.len() == 16 {
+        (le64(&m[0..8]), le64(&m[8..16]), 1u64)
+    } else {
+        // The padded partial block assembled in registers (no buffer to
+        // copy into and wipe); an empty message is no block at all: c = 0
+        // gives h = 0.
+        let (lo, hi) = m.split_at(m.len().min(8));
+        let (mut c0, mut c1) = (le_partial(lo), le_partial(hi));
+        if m.len() >= 8 {
+            c1 |= 1 << (8 * hi.len());
+        } else if !m.is_empty() {
+            c0 |= 1 << (8 * lo.len());
+        }
+        (c0, c1, 0)
+    };
+    let d0 = mul(c0, r0) + mul(c1, s1);
+    let d1 = mul(c0, r1) + mul(c1, r0) + mul(c2, s1) + (d0 >> 64);
+    let d2 = c2 * r0 + (d1 >> 64) as u64;
+    let c = (d2 & !3) + (d2 >> 2);
+    let (h0, k0) = (d0 as u64).overflowing_add(c);
+    let (h1, k1) = (d1 as u64).overflowing_add(u64::from(k0));
+    finalize(h0, h1, (d2 & 3) + u64::from(k1), s)
+}
+
+/// Up to 8 bytes as a little-endian u64,
+/// in a register.
+#[inline(always)]
+fn le_partial(b: &[u8]) -> u64 {
+    b.iter().rev().fold(0, |acc, &x| (acc << 8) | u64::from(x))
 }
