@@ -3,11 +3,18 @@
 //! A backend owns its form of the level keys (a SIMD backend may widen or
 //! interleave them) and offers three operations: take the next level's key
 //! words, hash whole blocks under one level's key, and wipe. [`Keys`] holds
-//! the best backend the key's [`Features`] allow, chosen when the key was made
-//! (only the portable one exists today); the
-//! `match` runs once per run of blocks, never per block.
+//! the best backend the key's [`Features`] allow, chosen when the key was made;
+//! the `match` runs once per run of blocks, never per block.
+//!
+//! - `soft.rs`: portable, every algorithm.
+//! - `x86_avx2.rs`: AVX2 `vpmuludq` for the 32-bit algorithms (MMH32, its
+//!   Toeplitz variants, NMH32); MMH64 keys on an AVX2 CPU run the portable
+//!   code. The key words are the portable backend's; only `compress` differs.
 
 mod soft;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86_avx2;
 
 use super::alg::Alg;
 use crate::cpu::Features;
@@ -18,35 +25,57 @@ pub(crate) use soft::{mmh32, mmh32_toeplitz, mmh64, mmh64_toeplitz, nmh32};
 #[derive(Clone)]
 pub(crate) enum Keys {
     Portable(soft::Keys),
+    #[cfg(target_arch = "x86_64")]
+    Avx2(soft::Keys, crate::cpu::Avx2),
 }
 
 impl Keys {
     /// No levels yet; add them with [`Keys::push_level`].
     pub(crate) fn new(alg: Alg, features: Features) -> Self {
-        let _ = features; // no SIMD backend yet
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(token), false) = (features.avx2(), alg.word_bytes() == 8) {
+            return Keys::Avx2(soft::Keys::new(alg), token);
+        }
+        let _ = features;
         Keys::Portable(soft::Keys::new(alg))
     }
 
     pub(crate) fn platform(&self) -> Platform {
         match self {
             Keys::Portable(_) => Platform::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Keys::Avx2(..) => Platform::Avx2,
+        }
+    }
+
+    /// The portable form of the key words, which every backend keeps.
+    #[inline]
+    fn words(&self) -> &soft::Keys {
+        match self {
+            Keys::Portable(k) => k,
+            #[cfg(target_arch = "x86_64")]
+            Keys::Avx2(k, _) => k,
+        }
+    }
+
+    fn words_mut(&mut self) -> &mut soft::Keys {
+        match self {
+            Keys::Portable(k) => k,
+            #[cfg(target_arch = "x86_64")]
+            Keys::Avx2(k, _) => k,
         }
     }
 
     /// Levels whose keys are present.
     #[inline]
     pub(crate) fn levels(&self) -> usize {
-        match self {
-            Keys::Portable(k) => k.levels(),
-        }
+        self.words().levels()
     }
 
     /// Append the next level's key: its `alg.level_key_words()` words as
     /// little-endian bytes of the key-word stream (spec §2).
     pub(crate) fn push_level(&mut self, bytes: &[u8]) {
-        match self {
-            Keys::Portable(k) => k.push_level(bytes),
-        }
+        self.words_mut().push_level(bytes);
     }
 
     /// Hash whole blocks under level `level`'s key, w bytes out per block.
@@ -54,13 +83,16 @@ impl Keys {
     pub(crate) fn compress(&self, level: usize, blocks: &[u8], out: &mut [u8]) {
         match self {
             Keys::Portable(k) => k.compress(level, blocks, out),
+            #[cfg(target_arch = "x86_64")]
+            Keys::Avx2(k, token) => match k.level32(level) {
+                Some(x) => x86_avx2::compress32(*token, k.alg(), x, blocks, out),
+                None => k.compress(level, blocks, out),
+            },
         }
     }
 
     pub(crate) fn wipe(&mut self) {
-        match self {
-            Keys::Portable(k) => k.wipe(),
-        }
+        self.words_mut().wipe();
     }
 }
 

@@ -266,6 +266,19 @@ impl Keys {
         }
     }
 
+    /// Level `level`'s key words, for a 32-bit algorithm (None for MMH64).
+    pub(crate) fn level32(&self, level: usize) -> Option<&[u32]> {
+        let stride = self.alg.level_key_words();
+        match &self.words {
+            Words::W32(v) => Some(&v[level * stride..(level + 1) * stride]),
+            Words::W64(_) => None,
+        }
+    }
+
+    pub(crate) fn alg(&self) -> Alg {
+        self.alg
+    }
+
     /// Zero the key words. Only the used part: the vector was allocated at
     /// its final size (by `new` or `clone`) and never reallocated, so its
     /// spare capacity never held key material.
