@@ -73,7 +73,7 @@ impl fmt::Debug for Tag {
 }
 
 /// Spec §4: add the pad to H word by word, mod 2^32 or 2^64.
-fn seal(alg: Alg, h: &[u8; MAX_TAG_BYTES], pad: &[u8; 16]) -> Tag {
+pub(super) fn seal(alg: Alg, h: &[u8; MAX_TAG_BYTES], pad: &[u8; 16]) -> Tag {
     let w = alg.output_bytes();
     let mut t = [0u8; MAX_TAG_BYTES];
     match alg.word_bytes() {
@@ -282,6 +282,14 @@ impl Drop for Owned {
 /// assert!(mmh::verify(Alg::Mmh32x4, &key, tag.as_bytes(), &nonce, b"attack at dusk").is_err());
 /// ```
 pub fn mac(alg: Alg, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<Tag, Error> {
+    #[cfg(target_arch = "x86_64")]
+    if message.len() < alg.block_bytes()
+        && let Some(token) = Features::detect().aesni()
+    {
+        // Shorter than one block: level 0's key only, both AES schedules
+        // fused with their rounds (see short.rs).
+        return Ok(super::short::mac(alg, token, key, nonce, message));
+    }
     if message.len() <= WHOLE_MAX {
         // Whole in memory: expand just the levels this length needs, no
         // streaming state.

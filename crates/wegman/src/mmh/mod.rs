@@ -74,6 +74,8 @@ mod batch;
 pub mod block;
 mod key;
 mod mac;
+#[cfg(target_arch = "x86_64")]
+mod short;
 mod traits;
 mod tree;
 

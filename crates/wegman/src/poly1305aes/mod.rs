@@ -30,7 +30,7 @@
 //! `mac.rs` (Poly1305-AES, streaming and one-shot), `batch.rs`,
 //! `traits.rs` (RustCrypto), `backend/` (arithmetic, chosen per key).
 
-mod backend;
+pub(crate) mod backend;
 mod batch;
 mod key;
 mod mac;

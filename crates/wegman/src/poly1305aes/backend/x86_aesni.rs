@@ -28,6 +28,43 @@ pub(crate) fn pad(token: AesNi, k: &[u8; 16], n: &[u8; 16]) -> [u8; 16] {
     unsafe { encrypt(token, k, n) }
 }
 
+/// AES-128_k(i) for the counter blocks i = 0 .. N (i as 16 little-endian
+/// bytes), the schedule fused in the same way: each round key, made once,
+/// is applied to all N states (their `aesenc`s overlap). Each output block
+/// is returned as the little-endian u128 of its 16 bytes (one store each to
+/// wipe, not sixteen). For the one-shot MMH MAC, whose level-0 key is the
+/// first N blocks of AES_ks in counter mode.
+pub(crate) fn counter_blocks<const N: usize>(token: AesNi, k: &[u8; 16]) -> [u128; N] {
+    // SAFETY: `token` is an `AesNi`, which `crate::cpu` hands out only after
+    // detecting AES-NI and SSSE3 on this CPU.
+    unsafe { encrypt_counters(token, k) }
+}
+
+#[target_feature(enable = "aes,ssse3,sse2")]
+fn encrypt_counters<const N: usize>(_proof: AesNi, k: &[u8; 16]) -> [u128; N] {
+    // SAFETY: `k` is 16 readable bytes; unaligned load.
+    let mut key = unsafe { _mm_loadu_si128(k.as_ptr().cast()) };
+    let mut state = [_mm_setzero_si128(); N];
+    for (i, s) in state.iter_mut().enumerate() {
+        *s = _mm_xor_si128(_mm_set_epi64x(0, i as i64), key);
+    }
+    for rcon in [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b] {
+        key = next(key, rcon);
+        for s in state.iter_mut() {
+            *s = _mm_aesenc_si128(*s, key);
+        }
+    }
+    key = next(key, 0x36);
+    let mut out = [0u128; N];
+    for (o, s) in out.iter_mut().zip(state) {
+        let mut b = [0u8; 16];
+        // SAFETY: `b` is 16 writable bytes; unaligned store.
+        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), _mm_aesenclast_si128(s, key)) };
+        *o = u128::from_le_bytes(b);
+    }
+    out
+}
+
 /// The next round key after `k`, with round constant `rcon` in every column.
 #[target_feature(enable = "aes,ssse3,sse2")]
 #[inline]
@@ -68,6 +105,25 @@ mod tests {
         let mut b = (*n).into();
         Aes128Enc::new(&(*k).into()).encrypt_block(&mut b);
         b.into()
+    }
+
+    #[test]
+    fn counter_blocks_equal_the_aes_crate() {
+        let Some(token) = crate::cpu::Features::detect().aesni() else { return };
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        for _ in 0..500 {
+            let k: [u8; 16] = core::array::from_fn(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            });
+            let got = counter_blocks::<17>(token, &k);
+            for (i, g) in got.iter().enumerate() {
+                assert_eq!(g.to_le_bytes(), reference(&k, &(i as u128).to_le_bytes()), "block {i}");
+            }
+            assert_eq!(counter_blocks::<8>(token, &k), got[..8]);
+        }
     }
 
     #[test]
