@@ -82,11 +82,7 @@ pub(super) fn mac(alg: Alg, token: AesNi, key: &[u8; KEY_BYTES], nonce: &[u8; NO
             level0::<17, u64>(token, ks, &mut x, word)
         }
         // 64-bit words: the same padded block, now up to 255 bytes.
-        let mut m = [0u64; K];
-        for (d, c) in m.iter_mut().zip(message.chunks(8)) {
-            *d = c.iter().rev().fold(0, |acc, &b| (acc << 8) | u64::from(b));
-        }
-        m[message.len() / 8] |= 1 << (8 * (message.len() % 8));
+        let mut m = padded_words(message);
         let out = if alg == Alg::Mmh64 { [mmh64(&x, &m), 0] } else { mmh64_toeplitz::<2>(&x, &m) };
         for (d, v) in h.chunks_exact_mut(8).zip(out) {
             d.copy_from_slice(&v.to_le_bytes());
