@@ -58,6 +58,29 @@ fn call_text(alg: Alg) -> [&'static str; 2] {
     calls!(Mmh32, Mmh32x2, Mmh32x3, Mmh32x4, Nmh32, Mmh64, Mmh64x2)
 }
 
+/// "ALG[BACKEND]": the algorithm and the backend a key of it reports on
+/// this machine (the backend that runs, one-shot or precomputed).
+fn labelled(alg: Alg) -> &'static str {
+    use wegman::platform::Platform;
+    let avx2 = MacKey::new(alg, &[0; KEY_BYTES]).platform() == Platform::Avx2;
+    macro_rules! names {
+        ($($a:ident => $p:literal, $v:literal;)*) => {
+            match alg {
+                $(Alg::$a => if avx2 { $v } else { $p },)*
+            }
+        };
+    }
+    names! {
+        Mmh32 => "mmh32[portable]", "mmh32[avx2]";
+        Mmh32x2 => "mmh32x2[portable]", "mmh32x2[avx2]";
+        Mmh32x3 => "mmh32x3[portable]", "mmh32x3[avx2]";
+        Mmh32x4 => "mmh32x4[portable]", "mmh32x4[avx2]";
+        Nmh32 => "nmh32[portable]", "nmh32[avx2]";
+        Mmh64 => "mmh64[portable]", "mmh64[avx2]";
+        Mmh64x2 => "mmh64x2[portable]", "mmh64x2[avx2]";
+    }
+}
+
 /// `mmh::mac(alg, key, n, m)`.
 struct OneShot {
     alg: Alg,
@@ -68,7 +91,7 @@ struct OneShot {
 
 impl Contender for OneShot {
     fn label(&self) -> Label {
-        Label { name: self.alg.name(), ours: true, call: call_text(self.alg)[0] }
+        Label { name: labelled(self.alg), ours: true, call: call_text(self.alg)[0] }
     }
 
     #[inline]
@@ -107,7 +130,7 @@ impl Expanded {
 
 impl Contender for Expanded {
     fn label(&self) -> Label {
-        Label { name: self.alg().name(), ours: true, call: call_text(self.alg())[1] }
+        Label { name: labelled(self.alg()), ours: true, call: call_text(self.alg())[1] }
     }
 
     #[inline]
