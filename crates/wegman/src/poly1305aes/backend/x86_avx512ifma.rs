@@ -351,6 +351,21 @@ fn groups(_proof: Avx512Ifma, h: [u64; 3], blocks: &[u8], p: &Powers, hibit: u64
     h
 }
 
+/// Ask for the cache lines `offsets` bytes past the start of `group`: a
+/// message not in cache (1000 keys and messages cycled) otherwise waits
+/// for each line until the hardware prefetcher has seen a stride
+/// (measured: cold 8–64 KiB 0.92–0.94× OpenSSL without, 0.87–0.90× with).
+/// A prefetch never faults and reads nothing into the program, so past the
+/// end of the message it is harmless; the address is computed with
+/// wrapping arithmetic and never dereferenced.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn prefetch_ahead<const N: usize>(group: &[u8], offsets: [usize; N]) {
+    for off in offsets {
+        _mm_prefetch::<_MM_HINT_T0>(group.as_ptr().wrapping_add(off).cast());
+    }
+}
+
 /// One set of eight lanes over `blocks` (a non-empty multiple of 128 bytes).
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
 fn one_set(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m512i) -> [u64; 3] {
@@ -359,6 +374,7 @@ fn one_set(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m512i) -> [u64; 3] {
     let mut a = load(chunks.next().expect("at least one group"), hib);
     add_h(&mut a, h);
     for group in chunks {
+        prefetch_ahead(group, [1024, 1088]);
         a = carry(mul(&a, &r8, &s8));
         add(&mut a, load(group, hib));
     }
@@ -376,6 +392,7 @@ fn two_sets(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m512i) -> [u64; 3] {
     let mut b = load(chunks.next().expect("at least two groups"), hib);
     add_h(&mut a, h);
     while let (Some(ga), Some(gb)) = (chunks.next(), chunks.next()) {
+        prefetch_ahead(ga, [1024, 1088, 1152, 1216]);
         a = carry(mul(&a, &r16, &s16));
         b = carry(mul(&b, &r16, &s16));
         add(&mut a, load(ga, hib));
