@@ -68,8 +68,11 @@ pub(crate) const PRECOMPUTED_MIN_BYTES: usize = 256;
 /// Without them, r^1 … r^8 are computed too: shorter runs stay portable.
 pub(crate) const LAZY_MIN_BYTES: usize = 512;
 /// From here on, without precomputed powers, all sixteen are computed and
-/// both sets of lanes run.
-pub(crate) const LAZY_TWO_SETS_BYTES: usize = 4096;
+/// both sets of lanes run. Measured (rdtsc probe, hot, Zen 4): at 4096 the
+/// one-set path cost 1,456 ticks at 4,095 bytes against 1,222 at 4,096;
+/// with two sets from 3 KiB, 3,072–4,095 bytes cost 4–8 % less and 2 KiB
+/// (where two sets lose) is unchanged.
+pub(crate) const LAZY_TWO_SETS_BYTES: usize = 3072;
 
 const M44: u64 = (1 << 44) - 1;
 const M42: u64 = (1 << 42) - 1;
