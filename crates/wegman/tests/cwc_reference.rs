@@ -2,7 +2,7 @@
 //! long messages, every single-bit flip rejected, random streaming splits.
 
 use proptest::prelude::*;
-use rand::{RngCore, SeedableRng};
+use rand::{Rng, RngCore, SeedableRng};
 use wegman::cwc::CwcKey;
 use wegman_ref::cwc as reference;
 
@@ -41,6 +41,34 @@ fn long_messages_and_all_ones() {
             let c = key.encrypt(&n, &a, &msg, 16).unwrap();
             assert_eq!(c, reference::encrypt(&k, &n, &a, &msg, 16));
         }
+    }
+}
+
+#[test]
+fn streaming_in_long_random_pieces() {
+    // Pieces from 0 to 3,000 bytes cross the keystream's 512-byte runs and
+    // leave partial blocks between calls at every offset.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(512);
+    for case in 0..120 {
+        let k: [u8; 16] = rng.random();
+        let n: [u8; 11] = rng.random();
+        let a: Vec<u8> = (0..rng.random_range(0..100)).map(|_| rng.random()).collect();
+        let len = if case % 4 == 0 { 512 * rng.random_range(1..8) } else { rng.random_range(0..10_000) };
+        let p: Vec<u8> = (0..len).map(|_| rng.random()).collect();
+        let key = CwcKey::new(&k).unwrap();
+        let want = reference::encrypt(&k, &n, &a, &p, 16);
+        let mut buf = p.clone();
+        let mut enc = key.encryptor(&n, &a, 16).unwrap();
+        let mut rest = &mut buf[..];
+        while !rest.is_empty() {
+            let take = rng.random_range(0..=rest.len().min(3000));
+            let (piece, tail) = rest.split_at_mut(take);
+            enc.update(piece).unwrap();
+            rest = tail;
+        }
+        let tag = enc.finalize();
+        assert_eq!([buf.as_slice(), tag.as_slice()].concat(), want, "case {case} len {len}");
+        assert_eq!(key.decrypt(&n, &a, &want, 16).unwrap(), p, "case {case}");
     }
 }
 
