@@ -161,6 +161,47 @@ mod tests {
     }
 
     #[test]
+    fn absorb4_at_the_extremes_and_at_random_equals_slow_arithmetic() {
+        // R at 0, 1, p, 2^127; coefficients 0 and 2^96 - 1; Kh at 1, 2,
+        // p - 1 (every limb of every power as large as canonical allows).
+        let edge_y = [0u128, 1, (1 << 96) - 1, (1 << 95) + 1];
+        let edge_r = [0u128, 1, M127, 1 << 127, M127 - 1];
+        let mut x = 0x9e37_79b9_7f4a_7c15_0123_4567_89ab_cdefu128;
+        let mut rand = || {
+            x = x.wrapping_mul(0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15).wrapping_add(0x1234_5);
+            x
+        };
+        let mut kh_list = vec![1u128, 2, M127 - 1, M127 - 2, (1 << 126) + 1];
+        kh_list.extend((0..20).map(|_| rand() & M127));
+        for kh in kh_list {
+            let pw = Powers::new(kh);
+            let kh = canonical(kh);
+            let slow = |r: u128, ys: [u128; 4]| {
+                let mut acc = r % M127;
+                for y in ys {
+                    acc = slow_mul((acc + y) % M127, kh);
+                }
+                acc
+            };
+            for &r in &edge_r {
+                for a in edge_y {
+                    for b in edge_y {
+                        let ys = [a, b, edge_y[3] ^ a, (1 << 96) - 1];
+                        let got = pw.absorb4(r, ys);
+                        assert!(got <= 1 << 127);
+                        assert_eq!(canonical(got), slow(r, ys), "kh {kh:x} r {r:x} y {ys:x?}");
+                    }
+                }
+            }
+            for _ in 0..200 {
+                let r = rand() % ((1 << 127) + 1);
+                let ys = [rand() >> 32, rand() >> 32, rand() >> 32, rand() >> 32];
+                assert_eq!(canonical(pw.absorb4(r, ys)), slow(r, ys));
+            }
+        }
+    }
+
+    #[test]
     fn absorb4_equals_four_absorb1() {
         let kh = 0x34ae_6a6f_e951_7894_accc_bb9e_bae7_208c & M127;
         let pw = Powers::new(kh);
