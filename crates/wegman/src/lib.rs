@@ -30,6 +30,8 @@ pub mod cpu;
 pub mod ct;
 pub mod cwc;
 mod error;
+#[cfg(target_arch = "x86_64")]
+mod ifma44;
 pub mod mmh;
 pub mod nonce;
 pub mod platform;

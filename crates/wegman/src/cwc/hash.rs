@@ -19,28 +19,14 @@ pub(crate) struct Hasher {
     in_ciphertext: bool,
 }
 
-#[inline(always)]
-fn coef(chunk: &[u8]) -> u128 {
-    let mut b = [0u8; 16];
-    b[4..].copy_from_slice(&chunk[..12]);
-    u128::from_be_bytes(b)
-}
-
 impl Hasher {
     pub(crate) fn new() -> Self {
         Hasher { r: 0, buf: [0; 48], buf_len: 0, len_a: 0, len_c: 0, in_ciphertext: false }
     }
 
-    /// Absorb whole 12-byte chunks, four at a time where possible.
+    /// Absorb whole 12-byte chunks (the backend decides how).
     fn chunks(&mut self, key: &HashKey, data: &[u8]) {
-        debug_assert!(data.len().is_multiple_of(12));
-        let mut quads = data.chunks_exact(48);
-        for q in &mut quads {
-            self.r = key.absorb4(self.r, [coef(&q[0..]), coef(&q[12..]), coef(&q[24..]), coef(&q[36..])]);
-        }
-        for c in quads.remainder().chunks_exact(12) {
-            self.r = key.absorb1(self.r, coef(c));
-        }
+        self.r = key.absorb(self.r, data);
     }
 
     fn absorb(&mut self, key: &HashKey, mut data: &[u8]) {

@@ -1,52 +1,75 @@
 //! CWC-HASH backends behind one per-key dispatch.
 //!
 //! [`HashKey`] holds the best backend the key's [`Features`] allow, chosen
-//! when the key is made; only the portable one exists today, so every
-//! feature level gets it.
+//! when the key is made. A backend absorbs whole runs of 12-byte chunks
+//! into the running R (`absorb`); hash.rs keeps the buffering, the padding
+//! and the length block.
+//!
+//! - `soft.rs`: portable, `u128` halves, four coefficients per reduction.
+//! - `x86_avx512ifma.rs`: eight lanes of radix-2^44 limbs for runs of at
+//!   least 768 bytes; shorter runs and the rest of a run go portable.
 
 pub(crate) mod soft;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86_avx512ifma;
 
 use crate::cpu::Features;
 use crate::platform::Platform;
 
 #[derive(Clone)]
+// One per key; the IFMA variant's powers stay inline (no heap copy to wipe).
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum HashKey {
     Portable(soft::Powers),
+    #[cfg(target_arch = "x86_64")]
+    Ifma(soft::Powers, x86_avx512ifma::Powers, crate::cpu::Avx512Ifma),
 }
 
 impl HashKey {
     /// From Kh (< 2^127).
     pub(crate) fn new(kh: u128, features: Features) -> Self {
-        let _ = features; // no SIMD backend yet
-        HashKey::Portable(soft::Powers::new(kh))
+        let p = soft::Powers::new(kh);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(token) = features.avx512ifma() {
+            let lanes = x86_avx512ifma::Powers::new(&p);
+            return HashKey::Ifma(p, lanes, token);
+        }
+        let _ = features;
+        HashKey::Portable(p)
     }
 
     /// Which backend this key's hash runs on.
     pub(crate) fn platform(&self) -> Platform {
         match self {
             HashKey::Portable(_) => Platform::Portable,
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Ifma(..) => Platform::Avx512Ifma,
         }
     }
 
-    /// R = (R + y) Kh.
+    /// R after the 12-byte chunks of `data` (a multiple of 12 bytes).
+    /// Pre/post: R <= 2^127.
     #[inline]
-    pub(crate) fn absorb1(&self, r: u128, y: u128) -> u128 {
+    pub(crate) fn absorb(&self, r: u128, data: &[u8]) -> u128 {
         match self {
-            HashKey::Portable(p) => p.absorb1(r, y),
-        }
-    }
-
-    /// Four coefficients at once.
-    #[inline]
-    pub(crate) fn absorb4(&self, r: u128, y: [u128; 4]) -> u128 {
-        match self {
-            HashKey::Portable(p) => p.absorb4(r, y),
+            HashKey::Portable(p) => p.absorb(r, data),
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Ifma(p, lanes, token) => {
+                if data.len() < x86_avx512ifma::MIN_BYTES {
+                    return p.absorb(r, data);
+                }
+                let (run, rest) = data.split_at(data.len() - data.len() % 96);
+                p.absorb(x86_avx512ifma::absorb(*token, lanes, r, run), rest)
+            }
         }
     }
 
     pub(crate) fn wipe(&mut self) {
         match self {
             HashKey::Portable(p) => p.wipe(),
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Ifma(p, _, _) => p.wipe(), // the lane powers wipe on drop
         }
     }
 }

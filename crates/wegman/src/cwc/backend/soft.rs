@@ -77,6 +77,21 @@ pub(crate) fn canonical(x: u128) -> u128 {
     (x & !mask) | (t & M127 & mask)
 }
 
+/// x mod p for x < 2^128, as a value <= 2^127 (for the SIMD backends'
+/// final sums).
+#[inline(always)]
+pub(crate) fn fold_partial(x: u128) -> u128 {
+    fold(x)
+}
+
+/// A 12-byte chunk as the 96-bit big-endian coefficient Y_i.
+#[inline(always)]
+fn coef(chunk: &[u8]) -> u128 {
+    let mut b = [0u8; 16];
+    b[4..].copy_from_slice(&chunk[..12]);
+    u128::from_be_bytes(b)
+}
+
 /// Hash key powers Kh^1..Kh^4, each canonical (< 2^127 - 1).
 #[derive(Clone)]
 pub(crate) struct Powers([u128; 4]);
@@ -88,6 +103,26 @@ impl Powers {
         let k3 = canonical(mul(k2, k1));
         let k4 = canonical(mul(k3, k1));
         Powers([k1, k2, k3, k4])
+    }
+
+    /// Kh^1 … Kh^4.
+    pub(crate) fn all(&self) -> [u128; 4] {
+        self.0
+    }
+
+    /// R after the 12-byte big-endian chunks of `data` (a multiple of 12
+    /// bytes), four at a time where possible. Pre/post: R <= 2^127.
+    #[inline]
+    pub(crate) fn absorb(&self, mut r: u128, data: &[u8]) -> u128 {
+        debug_assert!(data.len().is_multiple_of(12));
+        let mut quads = data.chunks_exact(48);
+        for q in &mut quads {
+            r = self.absorb4(r, [coef(&q[0..]), coef(&q[12..]), coef(&q[24..]), coef(&q[36..])]);
+        }
+        for c in quads.remainder().chunks_exact(12) {
+            r = self.absorb1(r, coef(c));
+        }
+        r
     }
 
     /// R = (R + y) * Kh for one coefficient y < 2^96. Pre/post: R <= 2^127.
@@ -168,7 +203,7 @@ mod tests {
         let edge_r = [0u128, 1, M127, 1 << 127, M127 - 1];
         let mut x = 0x9e37_79b9_7f4a_7c15_0123_4567_89ab_cdefu128;
         let mut rand = || {
-            x = x.wrapping_mul(0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15).wrapping_add(0x1234_5);
+            x = x.wrapping_mul(0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15).wrapping_add(0x0001_2345);
             x
         };
         let mut kh_list = vec![1u128, 2, M127 - 1, M127 - 2, (1 << 126) + 1];

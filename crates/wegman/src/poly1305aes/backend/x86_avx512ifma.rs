@@ -60,6 +60,7 @@ use core::arch::x86_64::*;
 
 use super::soft;
 use crate::cpu::Avx512Ifma;
+use crate::ifma44::Limbs;
 
 /// With precomputed powers, runs shorter than this go through the portable
 /// code (below it the lane set-up and the final combination cost more than
@@ -218,9 +219,6 @@ fn to_radix64(sums: [u64; 3]) -> [u64; 3] {
     [v as u64, (v >> 64) as u64, (d[2] >> 40) + u64::from(carry)]
 }
 
-/// Three limb vectors of eight lanes.
-type Limbs = [__m512i; 3];
-
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
 fn splat(x: u64) -> __m512i {
     _mm512_set1_epi64(x as i64)
@@ -247,25 +245,7 @@ fn load(group: &[u8], hibit: __m512i) -> Limbs {
 /// limbs, unreduced; `s` holds 20·r_1 and 20·r_2.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
 fn mul(a: &Limbs, r: &Limbs, s: &[__m512i; 2]) -> Limbs {
-    let z = _mm512_setzero_si512();
-    let [a0, a1, a2] = *a;
-    let [r0, r1, r2] = *r;
-    let [s1, s2] = *s;
-    let lo = |x: [(__m512i, __m512i); 3]| {
-        let t = _mm512_madd52lo_epu64(z, x[0].0, x[0].1);
-        let t = _mm512_madd52lo_epu64(t, x[1].0, x[1].1);
-        _mm512_madd52lo_epu64(t, x[2].0, x[2].1)
-    };
-    let hi = |x: [(__m512i, __m512i); 3]| {
-        let t = _mm512_madd52hi_epu64(z, x[0].0, x[0].1);
-        let t = _mm512_madd52hi_epu64(t, x[1].0, x[1].1);
-        _mm512_madd52hi_epu64(t, x[2].0, x[2].1)
-    };
-    let p0 = [(a0, r0), (a1, s2), (a2, s1)];
-    let p1 = [(a0, r1), (a1, r0), (a2, s2)];
-    let p2 = [(a0, r2), (a1, r1), (a2, r0)];
-    let (l0, l1, l2) = (lo(p0), lo(p1), lo(p2));
-    let (h0, h1, h2) = (hi(p0), hi(p1), hi(p2));
+    let ([l0, l1, l2], [h0, h1, h2]) = crate::ifma44::products(a, r, s);
     // 5120·h2 = (h2 << 12) + (h2 << 10)
     let h2x = _mm512_add_epi64(_mm512_slli_epi64::<12>(h2), _mm512_slli_epi64::<10>(h2));
     [
@@ -275,21 +255,10 @@ fn mul(a: &Limbs, r: &Limbs, s: &[__m512i; 2]) -> Limbs {
     ]
 }
 
-/// One lazy carry step per lane.
+/// One lazy carry step per lane (see the limb bounds above).
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
 fn carry(t: Limbs) -> Limbs {
-    let [mut t0, mut t1, mut t2] = t;
-    let m44 = splat(M44);
-    t1 = _mm512_add_epi64(t1, _mm512_srli_epi64::<44>(t0));
-    t0 = _mm512_and_si512(t0, m44);
-    t2 = _mm512_add_epi64(t2, _mm512_srli_epi64::<44>(t1));
-    t1 = _mm512_and_si512(t1, m44);
-    let c = _mm512_srli_epi64::<42>(t2);
-    t2 = _mm512_and_si512(t2, splat(M42));
-    t0 = _mm512_add_epi64(t0, _mm512_add_epi64(c, _mm512_slli_epi64::<2>(c)));
-    t1 = _mm512_add_epi64(t1, _mm512_srli_epi64::<44>(t0));
-    t0 = _mm512_and_si512(t0, m44);
-    [t0, t1, t2]
+    crate::ifma44::carry::<42, true>(t)
 }
 
 /// `a += m`, limb by limb.
