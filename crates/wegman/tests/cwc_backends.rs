@@ -1,6 +1,6 @@
 //! Every CWC-HASH backend this CPU has (`Features::every_level`) against the
 //! reference model through the whole AEAD: runs of every length around the
-//! IFMA backend's 768-byte threshold and 96-byte step, in associated data
+//! IFMA backend's 192-byte threshold and 96-byte step, in associated data
 //! and in the message, all-0xff data, long messages, and streaming splits.
 //! Each key checks its backend's label.
 
@@ -24,8 +24,9 @@ fn every_backend_at_run_lengths_around_its_thresholds() {
             let key = CwcKey::with_features(&k, features).unwrap();
             assert_eq!(key.platform(), expected(features));
             let n: [u8; 11] = rng.random();
-            // message lengths across 700..900 (every one) and multiples of 96 +- 1
-            let lens: Vec<usize> = (700..900).chain((8..40).flat_map(|g| [96 * g - 1, 96 * g, 96 * g + 1])).collect();
+            // message lengths across 150..260 and 700..900 (every one) and multiples of 96 +- 1
+            let lens: Vec<usize> =
+                (150..260).chain(700..900).chain((1..40).flat_map(|g| [96 * g - 1, 96 * g, 96 * g + 1])).collect();
             for &len in &lens {
                 let fill = round == 0 || len % 7 == 0;
                 let m: Vec<u8> = (0..len).map(|_| if fill { 0xff } else { rng.random() }).collect();

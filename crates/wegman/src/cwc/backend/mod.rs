@@ -7,7 +7,8 @@
 //!
 //! - `soft.rs`: portable, `u128` halves, four coefficients per reduction.
 //! - `x86_avx512ifma.rs`: eight lanes of radix-2^44 limbs for runs of at
-//!   least 768 bytes; shorter runs and the rest of a run go portable.
+//!   least 192 bytes (two groups of eight coefficients); shorter runs and
+//!   the rest of a run go portable.
 
 pub(crate) mod soft;
 #[cfg(target_arch = "x86_64")]
