@@ -24,7 +24,10 @@ use crate::platform::Platform;
 pub(crate) enum HashKey {
     Portable(soft::Powers),
     #[cfg(target_arch = "x86_64")]
-    Ifma(soft::Powers, x86_avx512ifma::Powers, crate::cpu::Avx512Ifma),
+    /// The lane powers are computed the first time a run long enough for
+    /// the lanes arrives (a one-shot key that only sees short messages
+    /// never pays for them).
+    Ifma(soft::Powers, std::sync::OnceLock<x86_avx512ifma::Powers>, crate::cpu::Avx512Ifma),
 }
 
 impl HashKey {
@@ -33,8 +36,7 @@ impl HashKey {
         let p = soft::Powers::new(kh);
         #[cfg(target_arch = "x86_64")]
         if let Some(token) = features.avx512ifma() {
-            let lanes = x86_avx512ifma::Powers::new(&p);
-            return HashKey::Ifma(p, lanes, token);
+            return HashKey::Ifma(p, std::sync::OnceLock::new(), token);
         }
         let _ = features;
         HashKey::Portable(p)
@@ -61,6 +63,7 @@ impl HashKey {
                     return p.absorb(r, data);
                 }
                 let (run, rest) = data.split_at(data.len() - data.len() % 96);
+                let lanes = lanes.get_or_init(|| x86_avx512ifma::Powers::new(p));
                 p.absorb(x86_avx512ifma::absorb(*token, lanes, r, run), rest)
             }
         }
@@ -70,7 +73,11 @@ impl HashKey {
         match self {
             HashKey::Portable(p) => p.wipe(),
             #[cfg(target_arch = "x86_64")]
-            HashKey::Ifma(p, _, _) => p.wipe(), // the lane powers wipe on drop
+            HashKey::Ifma(p, lanes, _) => {
+                p.wipe();
+                // Dropping the lane powers wipes them.
+                drop(lanes.take());
+            }
         }
     }
 }
