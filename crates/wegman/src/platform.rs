@@ -8,7 +8,7 @@
 //! `backend/mod.rs` then picks the best one its features allow, once per
 //! key. Today Poly1305 has AVX2 and AVX-512 IFMA backends (and the §4
 //! float64 one when asked for), the 32-bit MMH algorithms an AVX2 backend,
-//! and MMH64 and CWC run portable code on every CPU.
+//! CWC-HASH an AVX-512 IFMA backend; MMH64 runs portable code on every CPU.
 
 /// The instruction-set level of the backend a key runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,7 +19,8 @@ pub enum Platform {
     /// AVX2: four 64-bit lanes of 26-bit limbs (Poly1305); four 32×32→64-bit
     /// products per instruction (MMH32, its Toeplitz variants, NMH32).
     Avx2,
-    /// AVX-512 IFMA: eight 64-bit lanes of 44-bit limbs, 52-bit multiply-adds (Poly1305).
+    /// AVX-512 IFMA: eight 64-bit lanes of 44-bit limbs, 52-bit multiply-adds
+    /// (Poly1305, CWC-HASH).
     Avx512Ifma,
     /// The paper's §4 method in IEEE binary64: portable, no `unsafe`, only
     /// when asked for (Poly1305).
