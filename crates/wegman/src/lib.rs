@@ -26,6 +26,9 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx2_mul;
 pub mod cpu;
 pub mod ct;
 pub mod cwc;

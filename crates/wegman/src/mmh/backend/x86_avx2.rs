@@ -24,6 +24,7 @@
 use core::arch::x86_64::*;
 
 use super::soft::reduce64;
+use crate::avx2_mul::mul32;
 use crate::cpu::Avx2;
 use crate::mmh::alg::{Alg, K};
 
@@ -46,21 +47,6 @@ pub(crate) fn compress32(token: Avx2, alg: Alg, x: &[u32], blocks: &[u8], out: &
             Alg::Mmh64 | Alg::Mmh64x2 => unreachable!("64-bit algorithms run the portable code"),
         }
     }
-}
-
-/// `vpmuludq`, as one instruction (see `poly1305aes/backend/x86_avx2.rs`:
-/// LLVM may otherwise expand the intrinsic into a 64-bit multiply emulation).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn mul32(a: __m256i, b: __m256i) -> __m256i {
-    let r;
-    // SAFETY: a register-only instruction (no memory, no stack, no flags);
-    // this module is only entered with an `Avx2` token, so the CPU has it.
-    unsafe {
-        core::arch::asm!("vpmuludq {r}, {a}, {b}", r = lateout(ymm_reg) r, a = in(ymm_reg) a, b = in(ymm_reg) b,
-            options(pure, nomem, nostack, preserves_flags));
-    }
-    r
 }
 
 /// The four 64-bit lanes added mod 2^64 (a block left over after the

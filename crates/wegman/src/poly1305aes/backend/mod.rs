@@ -19,7 +19,7 @@
 //!
 //! The `x86_*` leaves use `unsafe` only to enter their `#[target_feature]`
 //! code with a token from [`crate::cpu`] and for their vector loads (and
-//! AVX2's one-instruction multiply).
+//! the shared one-instruction AVX2 multiply, `avx2_mul.rs`).
 
 mod float64;
 pub(crate) mod soft;

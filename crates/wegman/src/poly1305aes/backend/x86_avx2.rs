@@ -52,6 +52,7 @@
 use core::arch::x86_64::*;
 
 use super::soft;
+use crate::avx2_mul::mul32;
 use crate::cpu::Avx2;
 
 /// With precomputed powers, inputs shorter than this go through the
@@ -221,26 +222,6 @@ fn load(group: &[u8], hibit: __m256i) -> Limbs {
         _mm256_and_si256(_mm256_srli_epi64::<14>(hi), m),
         _mm256_or_si256(_mm256_srli_epi64::<40>(hi), hibit),
     ]
-}
-
-/// `vpmuludq`: the low 32 bits of each 64-bit lane, multiplied into 64.
-///
-/// Written as one instruction of inline assembly rather than
-/// `_mm256_mul_epu32`: LLVM rewrites that intrinsic's masked form into a
-/// generic 64-bit vector multiply when it cannot prove the high halves are
-/// zero, and AVX2 has no such instruction, so it emitted three `vpmuludq`
-/// plus shifts per product (seen in the disassembly; 1.5× slower).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn mul32(a: __m256i, b: __m256i) -> __m256i {
-    let r;
-    // SAFETY: a register-only instruction (no memory, no stack, no flags);
-    // this module is only entered with an `Avx2` token, so the CPU has it.
-    unsafe {
-        core::arch::asm!("vpmuludq {r}, {a}, {b}", r = lateout(ymm_reg) r, a = in(ymm_reg) a, b = in(ymm_reg) b,
-            options(pure, nomem, nostack, preserves_flags));
-    }
-    r
 }
 
 /// d = a·r per lane, unreduced (see the bounds in the module docs); `s`
