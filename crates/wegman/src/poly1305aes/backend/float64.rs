@@ -207,11 +207,7 @@ impl State {
         let (lo, k0) = lo.overflowing_add(5 * q);
         let (mid, k1) = mid.overflowing_add(u64::from(k0));
         let hi = hi + u64::from(k1); // <= 4: h < 5 * 2^128
-        let mut fin = soft::State::new(&[0u8; 16]);
-        fin.set_h([lo, mid, hi]);
-        let tag = fin.finalize(s);
-        fin.wipe();
-        tag
+        soft::finalize(lo, mid, hi, s)
     }
 
     pub(crate) fn wipe(&mut self) {

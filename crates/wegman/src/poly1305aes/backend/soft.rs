@@ -125,7 +125,7 @@ impl State {
 /// ((h mod 2^130-5) + s) mod 2^128, little-endian, for h = h0 + h1*2^64 +
 /// h2*2^128 with `h2 <= 4`.
 #[inline(always)]
-fn finalize(h0: u64, h1: u64, h2: u64, s: &[u8; 16]) -> [u8; 16] {
+pub(crate) fn finalize(h0: u64, h1: u64, h2: u64, s: &[u8; 16]) -> [u8; 16] {
     // h < 5*2^128 < 2p, so one conditional subtraction of p fully reduces.
     // g = h + 5; h >= p  <=>  g >= 2^130  <=>  g2 >= 4 (g2 <= 5).
     let (g0, k0) = h0.overflowing_add(5);
