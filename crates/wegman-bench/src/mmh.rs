@@ -58,11 +58,10 @@ fn call_text(alg: Alg) -> [&'static str; 2] {
     calls!(Mmh32, Mmh32x2, Mmh32x3, Mmh32x4, Nmh32, Mmh64, Mmh64x2)
 }
 
-/// "ALG[BACKEND]": the algorithm and the backend a key of it reports on
-/// this machine (the backend that runs, one-shot or precomputed).
-fn labelled(alg: Alg) -> &'static str {
-    use wegman::platform::Platform;
-    let avx2 = MacKey::new(alg, &[0; KEY_BYTES]).platform() == Platform::Avx2;
+/// "ALG[BACKEND]": the algorithm and `platform`, the backend a key of it
+/// reports (the backend that runs, one-shot or precomputed).
+fn labelled(alg: Alg, platform: wegman::platform::Platform) -> &'static str {
+    let avx2 = platform == wegman::platform::Platform::Avx2;
     macro_rules! names {
         ($($a:ident => $p:literal, $v:literal;)*) => {
             match alg {
@@ -84,6 +83,8 @@ fn labelled(alg: Alg) -> &'static str {
 /// `mmh::mac(alg, key, n, m)`.
 struct OneShot {
     alg: Alg,
+    /// The row's label, from a key made the way `mmh::mac` makes its own.
+    name: &'static str,
     key: Vec<[u8; KEY_BYTES]>,
     nonce: Vec<[u8; NONCE_BYTES]>,
     out: [u8; 16],
@@ -91,7 +92,7 @@ struct OneShot {
 
 impl Contender for OneShot {
     fn label(&self) -> Label {
-        Label { name: labelled(self.alg), ours: true, call: call_text(self.alg)[0] }
+        Label { name: self.name, ours: true, call: call_text(self.alg)[0] }
     }
 
     #[inline]
@@ -130,7 +131,7 @@ impl Expanded {
 
 impl Contender for Expanded {
     fn label(&self) -> Label {
-        Label { name: labelled(self.alg()), ours: true, call: call_text(self.alg())[1] }
+        Label { name: labelled(self.alg(), self.keys[0].platform()), ours: true, call: call_text(self.alg())[1] }
     }
 
     #[inline]
@@ -151,7 +152,13 @@ fn ours(alg: Alg, keys: &Keys, precomputed: bool) -> Box<dyn Contender> {
     if precomputed {
         Box::new(Expanded::new(alg, keys))
     } else {
-        Box::new(OneShot { alg, key: keys.key.clone(), nonce: keys.nonce.clone(), out: [0; 16] })
+        Box::new(OneShot {
+            alg,
+            name: labelled(alg, MacKey::new(alg, &[0; KEY_BYTES]).platform()),
+            key: keys.key.clone(),
+            nonce: keys.nonce.clone(),
+            out: [0; 16],
+        })
     }
 }
 
