@@ -238,6 +238,41 @@ fn batches_of_messages_up_to_16_bytes_take_the_one_block_path() {
 }
 
 #[test]
+fn batches_mixing_runs_of_short_messages_with_longer_ones() {
+    // With VAES, the leading run of whole eight-item chunks of messages up
+    // to 16 bytes is tagged in one pipelined pass (each chunk's pads beside
+    // the previous chunk's polynomials); a longer message ends the run.
+    // Runs of every length 0..=40 between longer messages, against the
+    // reference.
+    use wegman::poly1305aes::{Item, authenticate_many_with};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+    for features in levels() {
+        let mut lens = Vec::new();
+        for run in 0..=40 {
+            lens.extend((0..run).map(|_| rng.random_range(0..=16usize)));
+            lens.push(rng.random_range(17..80));
+        }
+        let count = lens.len();
+        let kr: Vec<[u8; 32]> = (0..count).map(|_| rng.random()).collect();
+        let keys: Vec<Key> = kr.iter().map(Key::from_bytes_clamped).collect();
+        let nonces: Vec<[u8; 16]> = (0..count).map(|_| rng.random()).collect();
+        let msgs: Vec<Vec<u8>> = lens.iter().map(|&n| (0..n).map(|_| rng.random()).collect()).collect();
+        let items: Vec<Item> =
+            (0..count).map(|i| Item { key: &keys[i], nonce: &nonces[i], message: &msgs[i] }).collect();
+        for start in [0, 1, 5] {
+            let mut tags = vec![[0u8; 16]; count - start];
+            authenticate_many_with(&items[start..], &mut tags, features).unwrap();
+            for (i, tag) in (start..count).zip(&tags) {
+                let r: [u8; 16] = keys[i].to_bytes()[16..].try_into().unwrap();
+                let k: [u8; 16] = kr[i][..16].try_into().unwrap();
+                let want = reference::poly1305aes(&k, &r, &nonces[i], &msgs[i]);
+                assert_eq!(*tag, want, "{:?} from {start}, item {i} len {}", expected(features), msgs[i].len());
+            }
+        }
+    }
+}
+
+#[test]
 fn batches_of_equal_lengths_run_in_lanes() {
     // Eight messages of one length up to 256 bytes take the IFMA lanes path
     // (each lane under its own r); check every length 0..=260 against the

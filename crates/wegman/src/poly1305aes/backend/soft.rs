@@ -151,24 +151,28 @@ pub(crate) fn finalize(h0: u64, h1: u64, h2: u64, s: &[u8; 16]) -> [u8; 16] {
 #[inline(always)]
 pub(crate) fn short_tag(r: &[u8; 16], s: &[u8; 16], m: &[u8]) -> [u8; 16] {
     debug_assert!(m.len() <= 16);
+    if m.len() == 16 {
+        // A full block: c2 = 1 is a constant here, so its products are adds.
+        return one_block(r, s, le64(&m[0..8]), le64(&m[8..16]), 1);
+    }
+    // The padded partial block assembled in registers (no buffer to copy
+    // into and wipe); an empty message is no block at all: c = 0 gives h = 0.
+    let (lo, hi) = m.split_at(m.len().min(8));
+    let (mut c0, mut c1) = (le_partial(lo), le_partial(hi));
+    if m.len() >= 8 {
+        c1 |= 1 << (8 * hi.len());
+    } else if !m.is_empty() {
+        c0 |= 1 << (8 * lo.len());
+    }
+    one_block(r, s, c0, c1, 0)
+}
+
+/// (c · r mod 2^130 − 5) + s mod 2^128 for one block c = c0 + c1·2^64 + c2·2^128.
+#[inline(always)]
+fn one_block(r: &[u8; 16], s: &[u8; 16], c0: u64, c1: u64, c2: u64) -> [u8; 16] {
     let r0 = le64(&r[0..8]);
     let r1 = le64(&r[8..16]);
     let s1 = r1 + (r1 >> 2);
-    let (c0, c1, c2) = if m.len() == 16 {
-        (le64(&m[0..8]), le64(&m[8..16]), 1u64)
-    } else {
-        // The padded partial block assembled in registers (no buffer to
-        // copy into and wipe); an empty message is no block at all: c = 0
-        // gives h = 0.
-        let (lo, hi) = m.split_at(m.len().min(8));
-        let (mut c0, mut c1) = (le_partial(lo), le_partial(hi));
-        if m.len() >= 8 {
-            c1 |= 1 << (8 * hi.len());
-        } else if !m.is_empty() {
-            c0 |= 1 << (8 * lo.len());
-        }
-        (c0, c1, 0)
-    };
     let d0 = mul(c0, r0) + mul(c1, s1);
     let d1 = mul(c0, r1) + mul(c1, r0) + mul(c2, s1) + (d0 >> 64);
     let d2 = c2 * r0 + (d1 >> 64) as u64;
