@@ -66,6 +66,19 @@ pub(crate) enum State {
     Ifma(x86_avx512ifma::State),
 }
 
+impl Precomputed {
+    /// Start loading a key's precomputed powers into the cache before a
+    /// message long enough to use them (a cold key among many: the IFMA
+    /// lanes read most of them only at the end).
+    #[inline]
+    pub(crate) fn prefetch(&self) {
+        #[cfg(target_arch = "x86_64")]
+        if let Precomputed::Ifma(p) = self {
+            p.prefetch();
+        }
+    }
+}
+
 impl State {
     /// Backend state for a valid r (§2 restrictions already checked): the
     /// best backend `features` allow. A SIMD backend computes its powers of
