@@ -5,12 +5,42 @@ use cipher::{Array, BlockCipherEncrypt, KeyInit};
 
 use crate::error::Error;
 
+/// BC_K: the `aes` crate's AES-128/192/256 for single blocks and short
+/// runs, and with VAES a wide counter-mode leaf for long runs.
+#[derive(Clone)]
+pub(crate) struct Cipher {
+    aes: Aes,
+    #[cfg(target_arch = "x86_64")]
+    wide: Option<Wide>,
+}
+
 /// AES with a 16-, 24- or 32-byte key, chosen at run time.
 #[derive(Clone)]
-pub(crate) enum Cipher {
+enum Aes {
     Aes128(Aes128Enc),
     Aes192(Aes192Enc),
     Aes256(Aes256Enc),
+}
+
+/// The VAES counter mode's round keys, expanded the first time a long run
+/// arrives (a key that only sees short messages never pays for them), so
+/// the key bytes are kept until then; both are wiped on drop.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone)]
+struct Wide {
+    token: crate::cpu::Vaes,
+    /// The AES key in its first `len` bytes (inline: no heap copy to wipe).
+    key: [u8; 32],
+    len: usize,
+    keys: std::sync::OnceLock<super::backend::x86_vaes::RoundKeys>,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Drop for Wide {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        self.key.zeroize();
+    }
 }
 
 /// How many counter blocks are encrypted per call (lets AES-NI pipeline;
@@ -19,20 +49,33 @@ pub(crate) enum Cipher {
 const PAR: usize = 32;
 
 impl Cipher {
-    pub(crate) fn new(key: &[u8]) -> Result<Self, Error> {
-        Ok(match key.len() {
-            16 => Cipher::Aes128(Aes128Enc::new(key.try_into().expect("16"))),
-            24 => Cipher::Aes192(Aes192Enc::new(key.try_into().expect("24"))),
-            32 => Cipher::Aes256(Aes256Enc::new(key.try_into().expect("32"))),
+    pub(crate) fn new(key: &[u8], features: crate::cpu::Features) -> Result<Self, Error> {
+        let aes = match key.len() {
+            16 => Aes::Aes128(Aes128Enc::new(key.try_into().expect("16"))),
+            24 => Aes::Aes192(Aes192Enc::new(key.try_into().expect("24"))),
+            32 => Aes::Aes256(Aes256Enc::new(key.try_into().expect("32"))),
             got => return Err(Error::UnsupportedKeyLength { what: "CWC-AES", got, allowed: "16, 24 or 32" }),
+        };
+        #[cfg(target_arch = "x86_64")]
+        let wide = features.vaes().map(|token| {
+            let mut w = Wide { token, key: [0; 32], len: key.len(), keys: std::sync::OnceLock::new() };
+            w.key[..key.len()].copy_from_slice(key);
+            w
+        });
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = features;
+        Ok(Cipher {
+            aes,
+            #[cfg(target_arch = "x86_64")]
+            wide,
         })
     }
 
     pub(crate) fn key_bytes(&self) -> usize {
-        match self {
-            Cipher::Aes128(_) => 16,
-            Cipher::Aes192(_) => 24,
-            Cipher::Aes256(_) => 32,
+        match self.aes {
+            Aes::Aes128(_) => 16,
+            Aes::Aes192(_) => 24,
+            Aes::Aes256(_) => 32,
         }
     }
 
@@ -41,19 +84,38 @@ impl Cipher {
     /// can wipe it.
     pub(crate) fn encrypt(&self, block: &mut [u8; 16]) {
         let b = block.into();
-        match self {
-            Cipher::Aes128(c) => c.encrypt_block(b),
-            Cipher::Aes192(c) => c.encrypt_block(b),
-            Cipher::Aes256(c) => c.encrypt_block(b),
+        match &self.aes {
+            Aes::Aes128(c) => c.encrypt_block(b),
+            Aes::Aes192(c) => c.encrypt_block(b),
+            Aes::Aes256(c) => c.encrypt_block(b),
         }
     }
 
     fn encrypt_many(&self, blocks: &mut [Array<u8, cipher::consts::U16>]) {
-        match self {
-            Cipher::Aes128(c) => c.encrypt_blocks(blocks),
-            Cipher::Aes192(c) => c.encrypt_blocks(blocks),
-            Cipher::Aes256(c) => c.encrypt_blocks(blocks),
+        match &self.aes {
+            Aes::Aes128(c) => c.encrypt_blocks(blocks),
+            Aes::Aes192(c) => c.encrypt_blocks(blocks),
+            Aes::Aes256(c) => c.encrypt_blocks(blocks),
         }
+    }
+
+    /// With VAES and a long enough run: XOR the keystream blocks `first`,
+    /// `first + 1`, … into the whole blocks at the start of `data`; returns
+    /// how many bytes it did (0 when the `aes` crate should do them).
+    fn wide(&self, nonce: &[u8; 11], first: u64, data: &mut [u8]) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(w) = &self.wide {
+            use super::backend::x86_vaes;
+            let n = data.len() & !15;
+            if n >= x86_vaes::MIN_BYTES {
+                let keys = w.keys.get_or_init(|| x86_vaes::RoundKeys::new(w.token, &w.key[..w.len]));
+                let first = u32::try_from(first).expect("the mode's limit keeps counters below 2^32");
+                x86_vaes::apply(w.token, keys, nonce, first, &mut data[..n]);
+                return n;
+            }
+        }
+        let _ = (nonce, first, data);
+        0
     }
 }
 
@@ -101,6 +163,9 @@ impl Ctr {
             self.rest_len -= n;
             data = &mut data[n..];
         }
+        let wide = cipher.wide(&self.nonce, self.next, data);
+        self.next += (wide / 16) as u64;
+        data = &mut data[wide..];
         let mut ks = [Array::<u8, cipher::consts::U16>::default(); PAR];
         let template = counter_block(&self.nonce, 0);
         while !data.is_empty() {

@@ -98,7 +98,7 @@ impl CwcKey {
     /// Use at most `features` (tests and benchmarks; [`Features::portable`]
     /// forces the portable backend).
     pub fn with_features(key: &[u8], features: Features) -> Result<Self, Error> {
-        let cipher = Cipher::new(key)?;
+        let cipher = Cipher::new(key, features)?;
         let mut kh = kh(&cipher);
         let hash = HashKey::new(kh, features);
         kh.zeroize();

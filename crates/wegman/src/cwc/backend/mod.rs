@@ -9,11 +9,17 @@
 //! - `x86_avx512ifma.rs`: eight lanes of radix-2^44 limbs for runs of at
 //!   least 192 bytes (two groups of eight coefficients); shorter runs and
 //!   the rest of a run go portable.
+//!
+//! - `x86_vaes.rs`: not a hash backend but CWC-CTR's keystream with VAES for
+//!   long runs of whole blocks (`cipher.rs` asks it first).
 
 pub(crate) mod soft;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86_avx512ifma;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod x86_vaes;
 
 use crate::cpu::Features;
 use crate::platform::Platform;
