@@ -46,7 +46,8 @@ impl fmt::Debug for Vaes {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Avx2(());
 
-/// Proof that this CPU runs AVX-512 F, VL and IFMA (52-bit multiply-add).
+/// Proof that this CPU runs AVX-512 F, VL, IFMA (52-bit multiply-add) and
+/// VBMI (byte permutes; every CPU with IFMA so far has it too).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Avx512Ifma(());
 
@@ -138,7 +139,8 @@ impl Features {
         let avx2 = std::is_x86_feature_detected!("avx2");
         let ifma = std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("avx512vl")
-            && std::is_x86_feature_detected!("avx512ifma");
+            && std::is_x86_feature_detected!("avx512ifma")
+            && std::is_x86_feature_detected!("avx512vbmi");
         let aesni = std::is_x86_feature_detected!("aes") && std::is_x86_feature_detected!("ssse3");
         let vaes = aesni
             && std::is_x86_feature_detected!("vaes")

@@ -2,15 +2,24 @@
 //! p = 2^127 − 1, 52-bit multiply-adds (`vpmadd52luq`/`vpmadd52huq`).
 //!
 //! # Method
-//! Lane j of a set holds coefficients j, j+8, j+16, … of a run (the 96-bit
-//! big-endian chunks Y_i); each step multiplies every lane by Kh^8 and adds
-//! the next eight coefficients; at the end lane j is multiplied by
-//! Kh^(8−j) and the lanes are added. The running R of the chunks before the
-//! run enters lane 0 before the first step, so it is multiplied by Kh^n for
-//! a run of n coefficients, as Horner's rule has it (paper §6: powers of the
-//! hash key make the lanes independent). The coefficients are split into
-//! limbs by scalar code (a 96-bit value in three lanes' limb arrays), then
-//! loaded as three vectors.
+//! Two independent sets of eight lanes, A and B: of every 16 coefficients
+//! of a run (the 96-bit big-endian chunks Y_i), lane j of A holds number j
+//! and lane j of B number 8 + j; each step multiplies every lane by Kh^16
+//! and adds the next 16 coefficients; at the end lane j of A is multiplied
+//! by Kh^(16−j), lane j of B by Kh^(8−j), and all lanes are added. The two
+//! multiply-and-carry chains are independent, so the core overlaps them
+//! (one chain per step waits on `vpmadd52`'s latency). A run with an odd
+//! number of 8-coefficient groups ends with its last group in one set
+//! (powers Kh^8 … Kh^1). The running R of the chunks before the run enters
+//! lane 0 of A before the first step, so it is multiplied by Kh^n for a run
+//! of n coefficients, as Horner's rule has it (paper §6: powers of the hash
+//! key make the lanes independent).
+//!
+//! Loading: a group of 96 bytes is one 64-byte and one 32-byte load; two
+//! `vpermt2b` (VBMI) byte permutes put each chunk's low eight bytes,
+//! reversed, into lane j of one vector (the big-endian low 64 bits) and its
+//! first four, reversed, into lane j of another (the top 32 bits); shifts
+//! and masks cut them into limbs.
 //!
 //! # Arithmetic
 //! x = x0 + x1·2^44 + x2·2^88. With 2^127 ≡ 1, 2^132 ≡ 2^5 = 32 and
@@ -34,8 +43,9 @@
 //! * Products < 2^45.01 · 2^49 = 2^94.01: low parts < 2^52, high parts
 //!   < 2^42.01; three-term sums: low < 2^53.6, high < 2^43.6. Then
 //!   t0 = low0 + 8192·high2 < 2^53.6 + 2^56.6 < 2^56.8, t1, t2 < 2^53.6 +
-//!   2^51.6 < 2^54: no lane overflows. The final products (by Kh^(8−j))
-//!   obey the same bounds; their 8-lane sums are < 2^60, carried in scalar.
+//!   2^51.6 < 2^54: no lane overflows. The final products (by Kh^(16−j)
+//!   and Kh^(8−j)) obey the same bounds; A's and B's added < 2^57.8, their
+//!   8-lane sums < 2^60.8, carried in scalar.
 //! * Carry 0→1→2, bits of limb 2 from 2^127 up (c < 2^16) folded into limb 0
 //!   times 1, then 0→1: the at-rest bounds hold again (lazy reduction; the
 //!   scalar code reduces fully at the end of the hash).
@@ -60,9 +70,9 @@ const M39: u64 = (1 << 39) - 1;
 /// 576 bytes cost 885 and 256 bytes 653 (718 with the portable hash).
 pub(crate) const MIN_BYTES: usize = 2 * 96;
 
-/// Kh^1 … Kh^8 in radix-2^44 limbs.
+/// Kh^1 … Kh^16 in radix-2^44 limbs.
 #[derive(Clone)]
-pub(crate) struct Powers([[u64; 3]; 8]);
+pub(crate) struct Powers([[u64; 3]; 16]);
 
 impl Drop for Powers {
     fn drop(&mut self) {
@@ -79,12 +89,18 @@ fn limbs(x: u128) -> [u64; 3] {
 impl Powers {
     /// From Kh^1 … Kh^4 (canonical) of the portable backend.
     pub(crate) fn new(p: &soft::Powers) -> Self {
-        let k = p.all();
-        let k8 = soft::canonical(soft::mul(k[3], k[3]));
-        let k5 = soft::canonical(soft::mul(k[3], k[0]));
-        let k6 = soft::canonical(soft::mul(k[3], k[1]));
-        let k7 = soft::canonical(soft::mul(k[3], k[2]));
-        Powers([k[0], k[1], k[2], k[3], k5, k6, k7, k8].map(limbs))
+        let k4 = p.all();
+        let mut k = [0u128; 16];
+        k[..4].copy_from_slice(&k4);
+        for e in 5..=16 {
+            // Kh^e = Kh^4 · Kh^(e−4) up to 8, then Kh^8 · Kh^(e−8).
+            let top = if e > 8 { 8 } else { 4 };
+            k[e - 1] = soft::canonical(soft::mul(k[top - 1], k[e - top - 1]));
+        }
+        let out = Powers(k.map(limbs));
+        use zeroize::Zeroize;
+        k.zeroize();
+        out
     }
 
     /// Kh^e, e counted from 1.
@@ -96,10 +112,16 @@ impl Powers {
 /// R after absorbing the 12-byte chunks of `data` (a multiple of 96 bytes,
 /// at least [`MIN_BYTES`]) into R (<= 2^127). Returns a value <= 2^127.
 pub(crate) fn absorb(token: Avx512Ifma, powers: &Powers, r: u128, data: &[u8]) -> u128 {
-    assert!(data.len().is_multiple_of(96) && !data.is_empty());
+    assert!(data.len().is_multiple_of(96) && data.len() >= MIN_BYTES);
+    let (pairs, last) = data.split_at(data.len() - data.len() % 192);
     // SAFETY: `token` is an `Avx512Ifma`, which `crate::cpu` hands out only
-    // after detecting AVX-512 F, VL and IFMA on this CPU.
-    unsafe { lanes(token, powers, r, data) }
+    // after detecting AVX-512 F, VL, IFMA and VBMI on this CPU.
+    let r = unsafe { two_sets(token, powers, r, pairs) };
+    if last.is_empty() {
+        return r;
+    }
+    // SAFETY: as above.
+    unsafe { one_set(token, powers, r, last) }
 }
 
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
@@ -108,20 +130,29 @@ fn splat(x: u64) -> __m512i {
 }
 
 /// Eight coefficients (96 bytes) as limb vectors, lane j = coefficient j.
-#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
 fn load(group: &[u8]) -> Limbs {
-    let mut l = [[0u64; 8]; 3];
-    for (j, c) in group.chunks_exact(12).enumerate() {
-        let hi = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
-        let lo = u64::from_be_bytes([c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]]);
-        l[0][j] = lo & M44;
-        l[1][j] = (lo >> 44) | (u64::from(hi) << 20) & M44;
-        l[2][j] = u64::from(hi >> 24);
-    }
-    // The coefficients are associated data and ciphertext, public: the
-    // limb arrays need no wiping.
-    // SAFETY: each l[i] is 64 readable bytes: unaligned loads.
-    l.map(|a| unsafe { _mm512_loadu_si512(a.as_ptr().cast()) })
+    assert!(group.len() == 96);
+    let p = group.as_ptr();
+    // SAFETY: `group` is 96 readable bytes: a 64-byte and a 32-byte
+    // unaligned load (the upper half of `b` is zero, not memory).
+    let (a, b) =
+        unsafe { (_mm512_loadu_si512(p.cast()), _mm512_zextsi256_si512(_mm256_loadu_si256(p.add(64).cast()))) };
+    // Byte t of lane j: chunk j's byte 11 − t (its low 64 bits, reversed),
+    // and byte 3 − t for t < 4 (its top 32 bits), else byte 127: one of
+    // `b`'s zero bytes. Indices past 63 select from `b`.
+    let lo_idx: [u8; 64] = core::array::from_fn(|i| (12 * (i / 8) + 11 - i % 8) as u8);
+    let hi_idx: [u8; 64] = core::array::from_fn(|i| if i % 8 < 4 { (12 * (i / 8) + 3 - i % 8) as u8 } else { 127 });
+    // SAFETY: each index array is 64 readable bytes.
+    let (li, hi) = unsafe { (_mm512_loadu_si512(lo_idx.as_ptr().cast()), _mm512_loadu_si512(hi_idx.as_ptr().cast())) };
+    let lo = _mm512_permutex2var_epi8(a, li, b);
+    let hi = _mm512_permutex2var_epi8(a, hi, b);
+    let m44 = splat(M44);
+    [
+        _mm512_and_si512(lo, m44),
+        _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64::<44>(lo), _mm512_slli_epi64::<20>(hi)), m44),
+        _mm512_srli_epi64::<24>(hi),
+    ]
 }
 
 /// a·k per lane, low and high product halves recombined, unreduced; `s`
@@ -148,32 +179,38 @@ fn broadcast(k: &[u64; 3]) -> (Limbs, [__m512i; 2]) {
     ([splat(k[0]), splat(k[1]), splat(k[2])], [splat(k[1] << 5), splat(k[2] << 5)])
 }
 
+/// Lane j times Kh^(top − j), for the final combination.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
-fn lanes(_proof: Avx512Ifma, p: &Powers, r: u128, data: &[u8]) -> u128 {
-    let (k8, s8) = broadcast(p.get(8));
-    let mut groups = data.chunks_exact(96);
-    let mut a = load(groups.next().expect("at least one group"));
-    let rl = limbs(r);
-    for (limb, x) in a.iter_mut().zip(rl) {
-        *limb = _mm512_add_epi64(*limb, _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, x as i64));
-    }
-    for g in groups {
-        a = carry(mul(&a, &k8, &s8));
-        let m = load(g);
-        for (limb, ml) in a.iter_mut().zip(m) {
-            *limb = _mm512_add_epi64(*limb, ml);
-        }
-    }
-    // Lane j times Kh^(8−j).
-    let per_lane = |i: usize| {
-        let v: [i64; 8] = core::array::from_fn(|j| p.get(8 - j)[i] as i64);
+fn per_lane(p: &Powers, top: usize) -> (Limbs, [__m512i; 2]) {
+    let limb = |i: usize| {
+        let v: [i64; 8] = core::array::from_fn(|j| p.get(top - j)[i] as i64);
         _mm512_set_epi64(v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0])
     };
-    let kf = [per_lane(0), per_lane(1), per_lane(2)];
-    let sf = [_mm512_slli_epi64::<5>(kf[1]), _mm512_slli_epi64::<5>(kf[2])];
-    let t = mul(&a, &kf, &sf);
+    let k = [limb(0), limb(1), limb(2)];
+    let s = [_mm512_slli_epi64::<5>(k[1]), _mm512_slli_epi64::<5>(k[2])];
+    (k, s)
+}
+
+/// `x` plus R in lane 0.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn plus_r(mut x: Limbs, r: u128) -> Limbs {
+    for (limb, v) in x.iter_mut().zip(limbs(r)) {
+        *limb = _mm512_add_epi64(*limb, _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, v as i64));
+    }
+    x
+}
+
+/// Lane-wise a + b.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn add(a: Limbs, b: Limbs) -> Limbs {
+    [_mm512_add_epi64(a[0], b[0]), _mm512_add_epi64(a[1], b[1]), _mm512_add_epi64(a[2], b[2])]
+}
+
+/// The sum of the eight lanes of `t` (each limb's lanes < 2^61), carried
+/// and folded to a value <= 2^127.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn lane_sum(t: Limbs) -> u128 {
     let d = t.map(|v| u128::from(_mm512_reduce_add_epi64(v) as u64));
-    // The lane sums (< 2^60 each) carried as above, then folded to <= 2^127.
     let (mut d0, mut d1, mut d2) = (d[0], d[1], d[2]);
     d1 += d0 >> 44;
     d0 &= u128::from(M44);
@@ -183,4 +220,71 @@ fn lanes(_proof: Avx512Ifma, p: &Powers, r: u128, data: &[u8]) -> u128 {
     d2 &= u128::from(M39);
     // d0 < 2^44 + 2^22, d1 < 2^44, d2 < 2^39: the value is below 2^128.
     soft::fold_partial(d0 + (d1 << 44) + (d2 << 88))
+}
+
+/// Runs of 16 coefficients (a non-empty multiple of 192 bytes) in sets A and B.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
+fn two_sets(_proof: Avx512Ifma, p: &Powers, r: u128, data: &[u8]) -> u128 {
+    let (k16, s16) = broadcast(p.get(16));
+    let mut steps = data.chunks_exact(192);
+    let first = steps.next().expect("at least one step");
+    let mut a = plus_r(load(&first[..96]), r);
+    let mut b = load(&first[96..]);
+    for g in steps {
+        a = add(carry(mul(&a, &k16, &s16)), load(&g[..96]));
+        b = add(carry(mul(&b, &k16, &s16)), load(&g[96..]));
+    }
+    let (ka, sa) = per_lane(p, 16);
+    let (kb, sb) = per_lane(p, 8);
+    lane_sum(add(mul(&a, &ka, &sa), mul(&b, &kb, &sb)))
+}
+
+/// A run of 8-coefficient groups (a non-empty multiple of 96 bytes) in one set.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
+fn one_set(_proof: Avx512Ifma, p: &Powers, r: u128, data: &[u8]) -> u128 {
+    let (k8, s8) = broadcast(p.get(8));
+    let mut groups = data.chunks_exact(96);
+    let mut a = plus_r(load(groups.next().expect("at least one group")), r);
+    for g in groups {
+        a = add(carry(mul(&a, &k8, &s8)), load(g));
+    }
+    let (kf, sf) = per_lane(p, 8);
+    lane_sum(mul(&a, &kf, &sf))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both sets and the odd last group against the portable hash, for hash
+    /// keys and running values at their extremes and all-0xff or random
+    /// coefficients, every run length from 2 to 41 groups.
+    #[test]
+    fn equals_the_portable_hash_at_the_extremes() {
+        let Some(token) = crate::cpu::Features::detect().avx512ifma() else {
+            return;
+        };
+        let p127 = (1u128 << 127) - 1;
+        let mut x = 0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15u128;
+        let mut rand = || {
+            x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834).wrapping_add(0x1234_5679);
+            x
+        };
+        let mut khs = vec![1u128, 2, p127 - 1, p127 - 2, (1 << 126) + 1];
+        khs.extend((0..6).map(|_| rand() & p127));
+        for kh in khs {
+            let soft = soft::Powers::new(kh);
+            let lanes = Powers::new(&soft);
+            for (i, r) in [0u128, 1, p127, 1 << 127, rand() & p127].into_iter().enumerate() {
+                for groups in 2..=41 {
+                    let data: Vec<u8> =
+                        (0..96 * groups).map(|_| if (i + groups) % 3 == 0 { 0xff } else { rand() as u8 }).collect();
+                    let want = soft::canonical(soft.absorb(r, &data));
+                    let got = absorb(token, &lanes, r, &data);
+                    assert!(got <= 1 << 127);
+                    assert_eq!(soft::canonical(got), want, "kh {kh:x} r {r:x} groups {groups}");
+                }
+            }
+        }
+    }
 }
