@@ -32,7 +32,8 @@ struct Wide {
     /// The AES key in its first `len` bytes (inline: no heap copy to wipe).
     key: [u8; 32],
     len: usize,
-    keys: std::sync::OnceLock<super::backend::x86_vaes::RoundKeys>,
+    /// Boxed: a key that never needs them carries (and moves) 8 bytes, not 240.
+    keys: std::sync::OnceLock<Box<super::backend::x86_vaes::RoundKeys>>,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -49,6 +50,9 @@ impl Drop for Wide {
 const PAR: usize = 32;
 
 impl Cipher {
+    // Inlined into the key's constructor so the 704-byte schedule is built
+    // where it stays instead of being copied on each return.
+    #[inline(always)]
     pub(crate) fn new(key: &[u8], features: crate::cpu::Features) -> Result<Self, Error> {
         let aes = match key.len() {
             16 => Aes::Aes128(Aes128Enc::new(key.try_into().expect("16"))),
@@ -108,7 +112,7 @@ impl Cipher {
             use super::backend::x86_vaes;
             let n = data.len() & !15;
             if n >= x86_vaes::MIN_BYTES {
-                let keys = w.keys.get_or_init(|| x86_vaes::RoundKeys::new(w.token, &w.key[..w.len]));
+                let keys = w.keys.get_or_init(|| Box::new(x86_vaes::RoundKeys::new(w.token, &w.key[..w.len])));
                 let first = u32::try_from(first).expect("the mode's limit keeps counters below 2^32");
                 x86_vaes::apply(w.token, keys, nonce, first, &mut data[..n]);
                 return n;
@@ -153,7 +157,22 @@ impl Ctr {
 
     /// XOR the next `data.len()` keystream bytes into `data`. The caller
     /// enforces the 2^32 - 1 block limit, so the 32-bit counter never wraps.
-    pub(crate) fn apply(&mut self, cipher: &Cipher, mut data: &mut [u8]) {
+    pub(crate) fn apply(&mut self, cipher: &Cipher, data: &mut [u8]) {
+        self.run(cipher, data, None);
+    }
+
+    /// [`apply`](Self::apply) from the start of the keystream, also
+    /// returning BC_K of counter block 0, the MAC's pad: for a short
+    /// message it is encrypted in the same call as the keystream blocks
+    /// (one pass through the AES pipeline instead of two).
+    pub(crate) fn apply_with_pad(&mut self, cipher: &Cipher, data: &mut [u8]) -> [u8; 16] {
+        debug_assert!(self.next == 1 && self.rest_len == 0);
+        let mut pad = [0u8; 16];
+        self.run(cipher, data, Some(&mut pad));
+        pad
+    }
+
+    fn run(&mut self, cipher: &Cipher, mut data: &mut [u8], mut pad: Option<&mut [u8; 16]>) {
         if self.rest_len > 0 {
             let n = self.rest_len.min(data.len());
             let off = 16 - self.rest_len;
@@ -168,20 +187,31 @@ impl Ctr {
         data = &mut data[wide..];
         let mut ks = [Array::<u8, cipher::consts::U16>::default(); PAR];
         let template = counter_block(&self.nonce, 0);
-        while !data.is_empty() {
-            let blocks = data.len().div_ceil(16).min(PAR);
-            for (j, b) in ks[..blocks].iter_mut().enumerate() {
+        let mut used = 0;
+        while !data.is_empty() || pad.is_some() {
+            // Slot 0 holds the pad's counter block on the first pass.
+            let extra = usize::from(pad.is_some());
+            let blocks = data.len().div_ceil(16).min(PAR - extra);
+            if extra == 1 {
+                ks[0].copy_from_slice(&template);
+            }
+            for (j, b) in ks[extra..extra + blocks].iter_mut().enumerate() {
                 debug_assert!(self.next + (j as u64) <= u64::from(u32::MAX));
                 b.copy_from_slice(&template);
                 b[12..].copy_from_slice(&((self.next + j as u64) as u32).to_be_bytes());
             }
             self.next += blocks as u64;
-            cipher.encrypt_many(&mut ks[..blocks]);
+            cipher.encrypt_many(&mut ks[..extra + blocks]);
+            used = used.max(extra + blocks);
+            if let Some(p) = pad.take() {
+                p.copy_from_slice(&ks[0]);
+            }
+            let ks = &ks[extra..extra + blocks];
             let n = data.len().min(16 * blocks);
             // Whole blocks XORed 16 bytes at a time; a final partial block
             // byte by byte, its unused keystream kept for the next call.
             let (whole, tail) = data[..n].split_at_mut(n & !15);
-            for (d, k) in whole.chunks_exact_mut(16).zip(&ks) {
+            for (d, k) in whole.chunks_exact_mut(16).zip(ks) {
                 let x = u128::from_ne_bytes((&*d).try_into().expect("16 bytes"))
                     ^ u128::from_ne_bytes(k.as_slice().try_into().expect("16 bytes"));
                 d.copy_from_slice(&x.to_ne_bytes());
@@ -197,7 +227,7 @@ impl Ctr {
             data = &mut data[n..];
         }
         use zeroize::Zeroize;
-        for b in ks.iter_mut() {
+        for b in ks[..used].iter_mut() {
             b.as_mut_slice().zeroize();
         }
     }

@@ -100,6 +100,29 @@ impl Hasher {
     }
 }
 
+/// tostr(CWC-HASH(A, σ), 128) of a whole message at once: whole 12-byte
+/// chunks straight from each part, its last partial chunk zero-padded in a
+/// local copy (A and σ are public), then the length block. The same value
+/// as [`Hasher`] without its buffer, copies and wipe (the one-shot calls).
+pub(crate) fn whole(key: &HashKey, aad: &[u8], c: &[u8]) -> [u8; 16] {
+    let mut r = 0u128;
+    for part in [aad, c] {
+        let whole = part.len() - part.len() % 12;
+        r = key.absorb(r, &part[..whole]);
+        let rest = &part[whole..];
+        if !rest.is_empty() {
+            let mut last = [0u8; 12];
+            last[..rest.len()].copy_from_slice(rest);
+            r = key.absorb(r, &last);
+        }
+    }
+    // As in `Hasher::finalize`: lengths < 2^36 each, so R + Y < 2^128.
+    let y_last = (u128::from(aad.len() as u64) << 64) | u128::from(c.len() as u64);
+    let out = canonical(r + y_last).to_be_bytes();
+    r.zeroize();
+    out
+}
+
 impl Drop for Hasher {
     fn drop(&mut self) {
         self.r.zeroize();

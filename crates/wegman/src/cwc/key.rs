@@ -6,7 +6,7 @@ use zeroize::Zeroize;
 
 use super::backend::HashKey;
 use super::cipher::{Cipher, Ctr, counter_block};
-use super::hash::Hasher;
+use super::hash::{self, Hasher};
 use super::{MAX_BYTES, NONCE_BYTES, TAG_BYTES};
 use crate::cpu::Features;
 use crate::ct;
@@ -86,6 +86,7 @@ pub struct CwcKey {
 
 impl CwcKey {
     /// A 16-, 24- or 32-byte AES key (CWC-AES-128/192/256).
+    #[inline]
     pub fn new(key: &[u8]) -> Result<Self, Error> {
         Self::with_features(key, Features::detect())
     }
@@ -97,6 +98,7 @@ impl CwcKey {
 
     /// Use at most `features` (tests and benchmarks; [`Features::portable`]
     /// forces the portable backend).
+    #[inline]
     pub fn with_features(key: &[u8], features: Features) -> Result<Self, Error> {
         let cipher = Cipher::new(key, features)?;
         let mut kh = kh(&cipher);
@@ -122,11 +124,10 @@ impl CwcKey {
         check_tag_len(tag_len)?;
         check_len("associated data", aad.len() as u64)?;
         check_len("message", buf.len() as u64)?;
-        Ctr::new(nonce).apply(&self.cipher, buf);
-        let mut h = Hasher::new();
-        h.update_aad(&self.hash, aad);
-        h.update_ciphertext(&self.hash, buf);
-        Ok(self.mac(nonce, h, tag_len))
+        let mut pad = Ctr::new(nonce).apply_with_pad(&self.cipher, buf);
+        let tag = self.mac_of(hash::whole(&self.hash, aad, buf), &pad, tag_len);
+        pad.zeroize();
+        Ok(tag)
     }
 
     /// CWC-DEC in place: verifies `tag` (its length is the mode's tl, 1..=16)
@@ -154,10 +155,10 @@ impl CwcKey {
         check_tag_len(tag.len())?;
         check_len("associated data", aad.len() as u64)?;
         check_len("ciphertext", ciphertext.len() as u64)?;
-        let mut h = Hasher::new();
-        h.update_aad(&self.hash, aad);
-        h.update_ciphertext(&self.hash, ciphertext);
-        let mine = self.mac(nonce, h, tag.len());
+        let mut pad = counter_block(nonce, 0);
+        self.cipher.encrypt(&mut pad);
+        let mine = self.mac_of(hash::whole(&self.hash, aad, ciphertext), &pad, tag.len());
+        pad.zeroize();
         if ct::eq(mine.as_slice(), tag) { Ok(()) } else { Err(Error::TagMismatch) }
     }
 
@@ -202,18 +203,23 @@ impl CwcKey {
     /// CWC-MAC from a finished hash: first tl bytes of
     /// BC_K(0x80 || N || 0^32) XOR BC_K(CWC-HASH).
     pub(crate) fn mac(&self, nonce: &[u8; NONCE_BYTES], h: Hasher, tag_len: usize) -> Tag {
-        // The hash value, then BC_K of it, in one buffer.
-        let mut e = h.finalize(&self.hash);
-        self.cipher.encrypt(&mut e);
         let mut pad = counter_block(nonce, 0);
         self.cipher.encrypt(&mut pad);
+        let tag = self.mac_of(h.finalize(&self.hash), &pad, tag_len);
+        pad.zeroize();
+        tag
+    }
+
+    /// The tag from the hash value `e` (consumed and wiped) and the pad
+    /// BC_K(0x80 || N || 0^32).
+    fn mac_of(&self, mut e: [u8; 16], pad: &[u8; 16], tag_len: usize) -> Tag {
+        self.cipher.encrypt(&mut e);
         let mut bytes = [0u8; TAG_BYTES];
         for i in 0..TAG_BYTES {
             bytes[i] = e[i] ^ pad[i];
         }
         bytes[tag_len..].fill(0);
         e.zeroize();
-        pad.zeroize();
         Tag { bytes, len: tag_len }
     }
 

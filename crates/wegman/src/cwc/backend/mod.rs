@@ -33,7 +33,9 @@ pub(crate) enum HashKey {
     /// The lane powers are computed the first time a run long enough for
     /// the lanes arrives (a one-shot key that only sees short messages
     /// never pays for them).
-    Ifma(soft::Powers, std::sync::OnceLock<x86_avx512ifma::Powers>, crate::cpu::Avx512Ifma),
+    /// Boxed (wiped by their own drop before the memory is freed), so a key
+    /// moved around by value stays small.
+    Ifma(soft::Powers, std::sync::OnceLock<Box<x86_avx512ifma::Powers>>, crate::cpu::Avx512Ifma),
 }
 
 impl HashKey {
@@ -69,7 +71,7 @@ impl HashKey {
                     return p.absorb(r, data);
                 }
                 let (run, rest) = data.split_at(data.len() - data.len() % 96);
-                let lanes = lanes.get_or_init(|| x86_avx512ifma::Powers::new(p));
+                let lanes = lanes.get_or_init(|| Box::new(x86_avx512ifma::Powers::new(p)));
                 p.absorb(x86_avx512ifma::absorb(*token, lanes, r, run), rest)
             }
         }
@@ -79,7 +81,7 @@ impl HashKey {
         match self {
             HashKey::Portable(p) => p.wipe(),
             #[cfg(target_arch = "x86_64")]
-            HashKey::Ifma(p, lanes, _) => {
+            HashKey::Ifma(p, lanes, ..) => {
                 p.wipe();
                 // Dropping the lane powers wipes them.
                 drop(lanes.take());

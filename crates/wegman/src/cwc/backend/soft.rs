@@ -100,8 +100,9 @@ impl Powers {
     pub(crate) fn new(kh: u128) -> Self {
         let k1 = canonical(kh);
         let k2 = canonical(mul(k1, k1));
+        // Kh^3 and Kh^4 both from Kh^2: two products at once, not a chain.
         let k3 = canonical(mul(k2, k1));
-        let k4 = canonical(mul(k3, k1));
+        let k4 = canonical(mul(k2, k2));
         Powers([k1, k2, k3, k4])
     }
 
