@@ -65,31 +65,34 @@ use crate::ifma44::Limbs;
 /// With precomputed powers, runs shorter than this go through the portable
 /// code (below it the lane set-up and the final combination cost more than
 /// they save).
-pub(crate) const PRECOMPUTED_MIN_BYTES: usize = 256;
+pub(crate) const PRECOMPUTED_MIN_BYTES: usize = 128;
 /// Without them, r^1 … r^8 are computed too: shorter runs stay portable.
-pub(crate) const LAZY_MIN_BYTES: usize = 512;
+pub(crate) const LAZY_MIN_BYTES: usize = 384;
 /// From here on, without precomputed powers, all sixteen are computed and
-/// both sets of lanes run. Measured (rdtsc probe, hot, Zen 4): at 4096 the
-/// one-set path cost 1,456 ticks at 4,095 bytes against 1,222 at 4,096;
-/// with two sets from 3 KiB, 3,072–4,095 bytes cost 4–8 % less and 2 KiB
-/// (where two sets lose) is unchanged.
-pub(crate) const LAZY_TWO_SETS_BYTES: usize = 3072;
+/// both sets of lanes run. Measured with the powers computed in the lanes
+/// (bench, hot, Zen 4; thresholds 128/384/1024 against 256/512/3072, two
+/// runs each): one-shot 511 bytes 469 -> 416 ticks, 1,024 467 -> 432,
+/// 2,048 730 -> 612; key made once, 128 bytes 132-136 -> 127.
+pub(crate) const LAZY_TWO_SETS_BYTES: usize = 1024;
 
 const M44: u64 = (1 << 44) - 1;
 const M42: u64 = (1 << 42) - 1;
 
 /// r^1 … r^16 in radix-2^44 limbs (an `ExpandedKey`'s precomputation), or
-/// only r^1 … r^8 (`count` 8, the rest zero) for one set of lanes.
+/// only r^1 … r^8 (`count` 8, the rest zero) for one set of lanes; stored
+/// limb by limb (`l[i][k − 1]` is limb i of r^k), so eight powers are one
+/// vector load per limb.
 #[derive(Clone)]
+#[repr(C, align(64))]
 pub(crate) struct Powers {
-    p: [[u64; 3]; 16],
+    l: [[u64; 16]; 3],
     count: usize,
 }
 
 impl Drop for Powers {
     fn drop(&mut self) {
         use zeroize::Zeroize;
-        self.p.iter_mut().for_each(|l| l.zeroize());
+        self.l.as_flattened_mut().zeroize();
     }
 }
 
@@ -113,7 +116,9 @@ impl State {
 
     fn first_powers(&self, count: usize) -> Powers {
         let (r0, r1) = self.scalar.r();
-        Powers::new(r0, r1, count)
+        // SAFETY: `self.token` is an `Avx512Ifma`, which `crate::cpu` hands
+        // out only after detecting AVX-512 F, VL, IFMA and VBMI on this CPU.
+        unsafe { Powers::new(self.token, r0, r1, count) }
     }
 
     /// Absorb `blocks`, with the key's precomputed powers if it has them.
@@ -174,7 +179,7 @@ fn carry44(mut d: [u128; 3]) -> [u64; 3] {
     [d[0] as u64, d[1] as u64, d[2] as u64]
 }
 
-/// a·b mod 2^130-5 in radix-2^44 limbs (scalar, for the powers).
+/// a·b mod 2^130-5 in radix-2^44 limbs (scalar, for r^2).
 fn mul44(a: &[u64; 3], b: &[u64; 3]) -> [u64; 3] {
     let m = |x: u64, y: u64| u128::from(x) * u128::from(y);
     let (s1, s2) = (20 * b[1], 20 * b[2]);
@@ -185,40 +190,74 @@ fn mul44(a: &[u64; 3], b: &[u64; 3]) -> [u64; 3] {
     ])
 }
 
+/// Every lane of `x` from its lane `i`.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn lane(x: &Limbs, i: i64) -> Limbs {
+    x.map(|v| _mm512_permutexvar_epi64(_mm512_set1_epi64(i), v))
+}
+
+/// 20·k_1 and 20·k_2 of limb vectors `k`.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn times20(k: &Limbs) -> [__m512i; 2] {
+    let t = |v: __m512i| _mm512_add_epi64(_mm512_slli_epi64::<4>(v), _mm512_slli_epi64::<2>(v));
+    [t(k[1]), t(k[2])]
+}
+
 impl Powers {
     /// Ask for the table's cache lines now: a cold key's r^16 is read when
     /// the lanes start and r^1 … r^15 only after the last group, where a
     /// miss would wait at the end of the loop instead of under it.
     pub(crate) fn prefetch(&self) {
-        let t = self.p.as_flattened();
-        for w in t.iter().step_by(8).chain(t.last()) {
-            // SAFETY: SSE (baseline on x86-64); a prefetch never faults and
-            // reads nothing into the program, and `w` is in the table anyway.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>((w as *const u64).cast()) };
+        for limb in &self.l {
+            for half in limb.chunks_exact(8) {
+                // SAFETY: SSE (baseline on x86-64); a prefetch never faults
+                // and reads nothing into the program, and the address is in
+                // the table anyway.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(half.as_ptr().cast()) };
+            }
         }
     }
 
-    /// r^1 … r^count (count 8 or 16), as a tree of products (r^2; r^3 and
-    /// r^4; r^5 … r^8 from r^4; r^9 … r^16 from r^8) rather than a chain,
-    /// so the independent multiplications overlap: depth 4, not 15.
-    fn new(r0: u64, r1: u64, count: usize) -> Self {
-        let mut p = [[0; 3]; 16];
-        p[0] = limbs44(r0, r1, 0);
-        p[1] = mul44(&p[0], &p[0]);
-        p[2] = mul44(&p[1], &p[0]);
-        p[3] = mul44(&p[1], &p[1]);
-        for k in 4..count {
-            // r^(k+1) = r^(top) · r^(k+1-top), top = the largest of 4 and 8 below it
-            let top = if k >= 8 { 8 } else { 4 };
-            p[k] = mul44(&p[top - 1], &p[k - top]);
+    /// r^1 … r^count (count 8 or 16) by doubling in the lanes: r^2 in
+    /// scalar code, then (r, r^2)·r^2 = (r^3, r^4), (r … r^4)·r^4 =
+    /// (r^5 … r^8) and (r … r^8)·r^8 = (r^9 … r^16), each one vector
+    /// product and carry (limb bounds as for the accumulator: inputs below
+    /// the powers' bounds, outputs < 2^44, 2^44 + 1, 2^42).
+    #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+    fn new(_proof: Avx512Ifma, r0: u64, r1: u64, count: usize) -> Self {
+        let p1 = limbs44(r0, r1, 0);
+        let p2 = mul44(&p1, &p1);
+        let mut x: Limbs = core::array::from_fn(|i| _mm512_set_epi64(0, 0, 0, 0, 0, 0, p2[i] as i64, p1[i] as i64));
+        // After step `have` (2, then 4): lanes 0 … have−1 hold r … r^have.
+        for have in [2usize, 4] {
+            let top = lane(&x, have as i64 - 1);
+            let t = carry(mul(&x, &top, &times20(&top)));
+            // Lanes have … 2·have−1 from the product's lanes 0 … have−1:
+            // lanes 2, 3 from 0, 1 (have = 2); lanes 4 … 7 from 0 … 3 (4).
+            let idx = _mm512_set_epi64(3, 2, 1, 0, 1, 0, 0, 0);
+            let mask = (((1u32 << have) - 1) << have) as __mmask8;
+            x = core::array::from_fn(|i| _mm512_mask_permutexvar_epi64(x[i], mask, idx, t[i]));
         }
-        Powers { p, count }
+        let mut p = Powers { l: [[0; 16]; 3], count };
+        for (limb, v) in p.l.iter_mut().zip(x) {
+            // SAFETY: `limb[..8]` is 64 writable bytes: one unaligned store.
+            unsafe { _mm512_storeu_si512(limb.as_mut_ptr().cast(), v) };
+        }
+        if count == 16 {
+            let top = lane(&x, 7);
+            let t = carry(mul(&x, &top, &times20(&top)));
+            for (limb, v) in p.l.iter_mut().zip(t) {
+                // SAFETY: `limb[8..]` is 64 writable bytes: one unaligned store.
+                unsafe { _mm512_storeu_si512(limb[8..].as_mut_ptr().cast(), v) };
+            }
+        }
+        p
     }
 
     /// r^k, k counted from 1.
-    fn get(&self, k: usize) -> &[u64; 3] {
+    fn get(&self, k: usize) -> [u64; 3] {
         debug_assert!(k >= 1 && k <= self.count);
-        &self.p[k - 1]
+        [self.l[0][k - 1], self.l[1][k - 1], self.l[2][k - 1]]
     }
 }
 
@@ -297,18 +336,21 @@ fn broadcast(p: &Powers, k: usize) -> (Limbs, [__m512i; 2]) {
 }
 
 /// Per-lane powers for a set whose lanes hold blocks 0, 4, 1, 5, 2, 6, 3, 7
-/// of eight that still need r^(k+8) … r^(k+1): lane of block o gets r^(k+8−o).
+/// of eight that still need r^(k+8) … r^(k+1) (k = 0 or 8): lane of block
+/// o gets r^(k+8−o), one load and one permute per limb.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
 fn final_powers(p: &Powers, k: usize) -> (Limbs, [__m512i; 2]) {
-    let e = |o: usize| p.get(k + 8 - o);
-    let order = [e(0), e(4), e(1), e(5), e(2), e(6), e(3), e(7)];
-    let limb = |i: usize| {
-        let v = order.map(|r| r[i] as i64);
-        _mm512_set_epi64(v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0])
-    };
-    let rf = [limb(0), limb(1), limb(2)];
-    let s = |i: usize| _mm512_add_epi64(_mm512_slli_epi64::<4>(rf[i]), _mm512_slli_epi64::<2>(rf[i]));
-    (rf, [s(1), s(2)])
+    debug_assert!(k + 8 <= p.count);
+    // Lane j takes r^(8−o_j) of the eight at k, o = 0, 4, 1, 5, 2, 6, 3, 7:
+    // table index 7 − o_j.
+    let idx = _mm512_set_epi64(0, 4, 1, 5, 2, 6, 3, 7);
+    let rf: Limbs = core::array::from_fn(|i| {
+        // SAFETY: `l[i][k..k + 8]` is 64 readable bytes (k is 0 or 8).
+        let v = unsafe { _mm512_loadu_si512(p.l[i][k..k + 8].as_ptr().cast()) };
+        _mm512_permutexvar_epi64(idx, v)
+    });
+    let s = times20(&rf);
+    (rf, s)
 }
 
 /// The sum of a vector's eight lanes.
