@@ -58,9 +58,7 @@ impl ExpandedKey {
 
     /// One-shot authenticator of `message` under `nonce`.
     pub fn authenticate(&self, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> [u8; TAG_BYTES] {
-        if message.len() >= 256 {
-            self.pre.prefetch();
-        }
+        self.pre.prefetch_for(message.len());
         let mut s = aes_pad(&self.cipher, nonce);
         let tag = whole_message(self.poly.clone(), &s, message, &self.pre);
         s.zeroize();

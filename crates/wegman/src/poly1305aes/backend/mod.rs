@@ -67,15 +67,18 @@ pub(crate) enum State {
 }
 
 impl Precomputed {
-    /// Start loading a key's precomputed powers into the cache before a
-    /// message long enough to use them (a cold key among many: the IFMA
-    /// lanes read most of them only at the end).
+    /// Start loading a key's precomputed powers into the cache if a run of
+    /// `len` bytes will use them (a cold key among many: the IFMA lanes
+    /// read most of them only at the end).
     #[inline]
-    pub(crate) fn prefetch(&self) {
+    pub(crate) fn prefetch_for(&self, len: usize) {
         #[cfg(target_arch = "x86_64")]
-        if let Precomputed::Ifma(p) = self {
+        if let Precomputed::Ifma(p) = self
+            && len >= x86_avx512ifma::PRECOMPUTED_MIN_BYTES
+        {
             p.prefetch();
         }
+        let _ = len;
     }
 }
 

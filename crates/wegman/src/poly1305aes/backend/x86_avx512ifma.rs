@@ -63,16 +63,18 @@ use crate::cpu::Avx512Ifma;
 use crate::ifma44::Limbs;
 
 /// With precomputed powers, runs shorter than this go through the portable
-/// code (below it the lane set-up and the final combination cost more than
-/// they save).
-pub(crate) const PRECOMPUTED_MIN_BYTES: usize = 128;
+/// code: from 128 bytes the lanes are as fast with the key's table in cache
+/// (127-136 ticks at 128 bytes), but with 1000 keys cycled a cold table's
+/// load is waited for at once (518 ticks at 128 bytes, 1.27x OpenSSL, in a
+/// full run); from 256 bytes its prefetch has the first group to hide under.
+pub(crate) const PRECOMPUTED_MIN_BYTES: usize = 256;
 /// Without them, r^1 … r^8 are computed too: shorter runs stay portable.
 pub(crate) const LAZY_MIN_BYTES: usize = 384;
 /// From here on, without precomputed powers, all sixteen are computed and
 /// both sets of lanes run. Measured with the powers computed in the lanes
 /// (bench, hot, Zen 4; thresholds 128/384/1024 against 256/512/3072, two
 /// runs each): one-shot 511 bytes 469 -> 416 ticks, 1,024 467 -> 432,
-/// 2,048 730 -> 612; key made once, 128 bytes 132-136 -> 127.
+/// 2,048 730 -> 612.
 pub(crate) const LAZY_TWO_SETS_BYTES: usize = 1024;
 
 const M44: u64 = (1 << 44) - 1;
