@@ -19,14 +19,22 @@ use super::mac::{Tag, seal};
 use crate::cpu::AesNi;
 use crate::poly1305aes::backend::x86_aesni;
 
-/// Level 0's key words: the first `x.len()` words of KS (N blocks).
-fn level0<const N: usize, W: Copy>(token: AesNi, ks: &[u8; 16], x: &mut [W], word: impl Fn(u128, usize) -> W) {
-    let mut blocks = x86_aesni::counter_blocks::<N>(token, ks);
+/// Level 0's key words: the first `x.len()` words of KS (N blocks); and,
+/// from the same AES pass (two key schedules interleaved), the pad
+/// AES_kp(nonce).
+fn level0<const N: usize, W: Copy>(
+    token: AesNi,
+    (ks, kp, nonce): (&[u8; 16], &[u8; 16], &[u8; 16]),
+    x: &mut [W],
+    word: impl Fn(u128, usize) -> W,
+) -> [u8; 16] {
+    let (mut blocks, pad) = x86_aesni::counter_blocks_and_pad::<N>(token, ks, kp, nonce);
     let per = 16 / core::mem::size_of::<W>();
     for (i, w) in x.iter_mut().enumerate() {
         *w = word(blocks[i / per], i % per);
     }
-    blocks.zeroize();
+    blocks.as_mut_slice().zeroize();
+    pad
 }
 
 /// The padded block `S || 0x01 || 0…` as little-endian u64 words, built
@@ -44,16 +52,18 @@ fn padded_words(message: &[u8]) -> [u64; K] {
 pub(super) fn mac(alg: Alg, token: AesNi, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Tag {
     debug_assert!(message.len() < alg.block_bytes());
     let ([kp, ks], []) = key.as_chunks::<16>() else { unreachable!("32 bytes are two 16-byte halves") };
+    let keys = (ks, kp, nonce);
     let mut h = [0u8; MAX_TAG_BYTES];
+    let mut pad;
     if alg.word_bytes() == 4 {
         // MMH32 and NMH32 use 32 key words (8 blocks), the Toeplitz ones up to 35 (9).
         let mut x = [0u32; K + 3];
         let word = |b: u128, j: usize| (b >> (32 * j)) as u32;
-        if alg.toeplitz() == 1 {
-            level0::<8, u32>(token, ks, &mut x[..K], word)
+        pad = if alg.toeplitz() == 1 {
+            level0::<8, u32>(token, keys, &mut x[..K], word)
         } else {
-            level0::<9, u32>(token, ks, &mut x, word)
-        }
+            level0::<9, u32>(token, keys, &mut x, word)
+        };
         let mut w = padded_words(message);
         let mut m = [0u32; K];
         for (i, d) in m.iter_mut().enumerate() {
@@ -69,31 +79,31 @@ pub(super) fn mac(alg: Alg, token: AesNi, key: &[u8; KEY_BYTES], nonce: &[u8; NO
         for (d, v) in h.chunks_exact_mut(4).zip(out) {
             d.copy_from_slice(&v.to_le_bytes());
         }
-        x.zeroize();
-        m.zeroize();
-        w.zeroize();
+        // Slices: one bulk wipe each, not a volatile store per element.
+        x.as_mut_slice().zeroize();
+        m.as_mut_slice().zeroize();
+        w.as_mut_slice().zeroize();
     } else {
         // MMH64 uses 32 key words (16 blocks), MMH64x2 33 (17).
         let mut x = [0u64; K + 1];
         let word = |b: u128, j: usize| (b >> (64 * j)) as u64;
-        if alg.toeplitz() == 1 {
-            level0::<16, u64>(token, ks, &mut x[..K], word)
+        pad = if alg.toeplitz() == 1 {
+            level0::<16, u64>(token, keys, &mut x[..K], word)
         } else {
-            level0::<17, u64>(token, ks, &mut x, word)
-        }
+            level0::<17, u64>(token, keys, &mut x, word)
+        };
         // 64-bit words: the same padded block, now up to 255 bytes.
         let mut m = padded_words(message);
         let out = if alg == Alg::Mmh64 { [mmh64(&x, &m), 0] } else { mmh64_toeplitz::<2>(&x, &m) };
         for (d, v) in h.chunks_exact_mut(8).zip(out) {
             d.copy_from_slice(&v.to_le_bytes());
         }
-        x.zeroize();
-        m.zeroize();
+        x.as_mut_slice().zeroize();
+        m.as_mut_slice().zeroize();
     }
-    let mut pad = x86_aesni::pad(token, kp, nonce);
     let tag = seal(alg, &h, &pad);
-    h.zeroize();
-    pad.zeroize();
+    h.as_mut_slice().zeroize();
+    pad.as_mut_slice().zeroize();
     tag
 }
 

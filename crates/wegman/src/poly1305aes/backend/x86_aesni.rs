@@ -32,29 +32,42 @@ pub(crate) fn pad(token: AesNi, k: &[u8; 16], n: &[u8; 16]) -> [u8; 16] {
 /// bytes), the schedule fused in the same way: each round key, made once,
 /// is applied to all N states (their `aesenc`s overlap). Each output block
 /// is returned as the little-endian u128 of its 16 bytes (one store each to
-/// wipe, not sixteen). For the one-shot MMH MAC, whose level-0 key is the
-/// first N blocks of AES_ks in counter mode.
-pub(crate) fn counter_blocks<const N: usize>(token: AesNi, k: &[u8; 16]) -> [u128; N] {
+/// wipe, not sixteen). In the same pass, [`pad`] of `n` under a second key
+/// `kp`: two independent key-schedule chains whose rounds interleave. For
+/// the one-shot MMH MAC, whose level-0 key is the first N blocks of AES_ks
+/// in counter mode and whose pad is AES_kp(nonce).
+pub(crate) fn counter_blocks_and_pad<const N: usize>(
+    token: AesNi,
+    k: &[u8; 16],
+    kp: &[u8; 16],
+    n: &[u8; 16],
+) -> ([u128; N], [u8; 16]) {
     // SAFETY: `token` is an `AesNi`, which `crate::cpu` hands out only after
     // detecting AES-NI and SSSE3 on this CPU.
-    unsafe { encrypt_counters(token, k) }
+    unsafe { encrypt_counters(token, k, kp, n) }
 }
 
 #[target_feature(enable = "aes,ssse3,sse2")]
-fn encrypt_counters<const N: usize>(_proof: AesNi, k: &[u8; 16]) -> [u128; N] {
-    // SAFETY: `k` is 16 readable bytes; unaligned load.
-    let mut key = unsafe { _mm_loadu_si128(k.as_ptr().cast()) };
+fn encrypt_counters<const N: usize>(_proof: AesNi, k: &[u8; 16], kp: &[u8; 16], n: &[u8; 16]) -> ([u128; N], [u8; 16]) {
+    // SAFETY: `k`, `kp` and `n` are 16 readable bytes each; unaligned loads.
+    let (mut key, mut key2, block2) = unsafe {
+        (_mm_loadu_si128(k.as_ptr().cast()), _mm_loadu_si128(kp.as_ptr().cast()), _mm_loadu_si128(n.as_ptr().cast()))
+    };
     let mut state = [_mm_setzero_si128(); N];
     for (i, s) in state.iter_mut().enumerate() {
         *s = _mm_xor_si128(_mm_set_epi64x(0, i as i64), key);
     }
+    let mut state2 = _mm_xor_si128(block2, key2);
     for rcon in [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b] {
         key = next(key, rcon);
+        key2 = next(key2, rcon);
         for s in state.iter_mut() {
             *s = _mm_aesenc_si128(*s, key);
         }
+        state2 = _mm_aesenc_si128(state2, key2);
     }
     key = next(key, 0x36);
+    key2 = next(key2, 0x36);
     let mut out = [0u128; N];
     for (o, s) in out.iter_mut().zip(state) {
         let mut b = [0u8; 16];
@@ -62,7 +75,10 @@ fn encrypt_counters<const N: usize>(_proof: AesNi, k: &[u8; 16]) -> [u128; N] {
         unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), _mm_aesenclast_si128(s, key)) };
         *o = u128::from_le_bytes(b);
     }
-    out
+    let mut p = [0u8; 16];
+    // SAFETY: `p` is 16 writable bytes; unaligned store.
+    unsafe { _mm_storeu_si128(p.as_mut_ptr().cast(), _mm_aesenclast_si128(state2, key2)) };
+    (out, p)
 }
 
 /// The next round key after `k`, with round constant `rcon` in every column.
@@ -118,11 +134,14 @@ mod tests {
                 x ^= x << 17;
                 x as u8
             });
-            let got = counter_blocks::<17>(token, &k);
+            let (kp, n) = (k.map(|b| b.rotate_left(3) ^ 0x5a), k.map(|b| b.wrapping_mul(7)));
+            let (got, p) = counter_blocks_and_pad::<17>(token, &k, &kp, &n);
             for (i, g) in got.iter().enumerate() {
                 assert_eq!(g.to_le_bytes(), reference(&k, &(i as u128).to_le_bytes()), "block {i}");
             }
-            assert_eq!(counter_blocks::<8>(token, &k), got[..8]);
+            assert_eq!(p, reference(&kp, &n));
+            let (eight, p8) = counter_blocks_and_pad::<8>(token, &k, &kp, &n);
+            assert_eq!((eight, p8), (got[..8].try_into().unwrap(), p));
         }
     }
 
