@@ -19,21 +19,20 @@ use super::mac::{Tag, seal};
 use crate::cpu::AesNi;
 use crate::poly1305aes::backend::x86_aesni;
 
-/// Level 0's key words: the first `x.len()` words of KS (N blocks); and,
-/// from the same AES pass (two key schedules interleaved), the pad
-/// AES_kp(nonce).
+/// Level 0's key words: the first `x.len()` words of KS (N blocks, read
+/// as little-endian words of `size_of::<W>()` bytes); and, from the same
+/// AES pass (two key schedules interleaved), the pad AES_kp(nonce).
 fn level0<const N: usize, W: Copy>(
     token: AesNi,
     (ks, kp, nonce): (&[u8; 16], &[u8; 16], &[u8; 16]),
     x: &mut [W],
-    word: impl Fn(u128, usize) -> W,
+    word: impl Fn(&[u8]) -> W,
 ) -> [u8; 16] {
     let (mut blocks, pad) = x86_aesni::counter_blocks_and_pad::<N>(token, ks, kp, nonce);
-    let per = 16 / core::mem::size_of::<W>();
-    for (i, w) in x.iter_mut().enumerate() {
-        *w = word(blocks[i / per], i % per);
+    for (w, c) in x.iter_mut().zip(blocks.as_flattened().chunks_exact(core::mem::size_of::<W>())) {
+        *w = word(c);
     }
-    blocks.as_mut_slice().zeroize();
+    blocks.as_flattened_mut().zeroize();
     pad
 }
 
@@ -58,7 +57,7 @@ pub(super) fn mac(alg: Alg, token: AesNi, key: &[u8; KEY_BYTES], nonce: &[u8; NO
     if alg.word_bytes() == 4 {
         // MMH32 and NMH32 use 32 key words (8 blocks), the Toeplitz ones up to 35 (9).
         let mut x = [0u32; K + 3];
-        let word = |b: u128, j: usize| (b >> (32 * j)) as u32;
+        let word = |c: &[u8]| u32::from_le_bytes(c.try_into().expect("4 bytes"));
         pad = if alg.toeplitz() == 1 {
             level0::<8, u32>(token, keys, &mut x[..K], word)
         } else {
@@ -86,7 +85,7 @@ pub(super) fn mac(alg: Alg, token: AesNi, key: &[u8; KEY_BYTES], nonce: &[u8; NO
     } else {
         // MMH64 uses 32 key words (16 blocks), MMH64x2 33 (17).
         let mut x = [0u64; K + 1];
-        let word = |b: u128, j: usize| (b >> (64 * j)) as u64;
+        let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("8 bytes"));
         pad = if alg.toeplitz() == 1 {
             level0::<16, u64>(token, keys, &mut x[..K], word)
         } else {

@@ -30,9 +30,7 @@ pub(crate) fn pad(token: AesNi, k: &[u8; 16], n: &[u8; 16]) -> [u8; 16] {
 
 /// AES-128_k(i) for the counter blocks i = 0 .. N (i as 16 little-endian
 /// bytes), the schedule fused in the same way: each round key, made once,
-/// is applied to all N states (their `aesenc`s overlap). Each output block
-/// is returned as the little-endian u128 of its 16 bytes (one store each to
-/// wipe, not sixteen). In the same pass, [`pad`] of `n` under a second key
+/// is applied to all N states (their `aesenc`s overlap). In the same pass, [`pad`] of `n` under a second key
 /// `kp`: two independent key-schedule chains whose rounds interleave. For
 /// the one-shot MMH MAC, whose level-0 key is the first N blocks of AES_ks
 /// in counter mode and whose pad is AES_kp(nonce).
@@ -41,14 +39,19 @@ pub(crate) fn counter_blocks_and_pad<const N: usize>(
     k: &[u8; 16],
     kp: &[u8; 16],
     n: &[u8; 16],
-) -> ([u128; N], [u8; 16]) {
+) -> ([[u8; 16]; N], [u8; 16]) {
     // SAFETY: `token` is an `AesNi`, which `crate::cpu` hands out only after
     // detecting AES-NI and SSSE3 on this CPU.
     unsafe { encrypt_counters(token, k, kp, n) }
 }
 
 #[target_feature(enable = "aes,ssse3,sse2")]
-fn encrypt_counters<const N: usize>(_proof: AesNi, k: &[u8; 16], kp: &[u8; 16], n: &[u8; 16]) -> ([u128; N], [u8; 16]) {
+fn encrypt_counters<const N: usize>(
+    _proof: AesNi,
+    k: &[u8; 16],
+    kp: &[u8; 16],
+    n: &[u8; 16],
+) -> ([[u8; 16]; N], [u8; 16]) {
     // SAFETY: `k`, `kp` and `n` are 16 readable bytes each; unaligned loads.
     let (mut key, mut key2, block2) = unsafe {
         (_mm_loadu_si128(k.as_ptr().cast()), _mm_loadu_si128(kp.as_ptr().cast()), _mm_loadu_si128(n.as_ptr().cast()))
@@ -68,12 +71,10 @@ fn encrypt_counters<const N: usize>(_proof: AesNi, k: &[u8; 16], kp: &[u8; 16], 
     }
     key = next(key, 0x36);
     key2 = next(key2, 0x36);
-    let mut out = [0u128; N];
+    let mut out = [[0u8; 16]; N];
     for (o, s) in out.iter_mut().zip(state) {
-        let mut b = [0u8; 16];
-        // SAFETY: `b` is 16 writable bytes; unaligned store.
-        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), _mm_aesenclast_si128(s, key)) };
-        *o = u128::from_le_bytes(b);
+        // SAFETY: `o` is 16 writable bytes; unaligned store.
+        unsafe { _mm_storeu_si128(o.as_mut_ptr().cast(), _mm_aesenclast_si128(s, key)) };
     }
     let mut p = [0u8; 16];
     // SAFETY: `p` is 16 writable bytes; unaligned store.
@@ -137,7 +138,7 @@ mod tests {
             let (kp, n) = (k.map(|b| b.rotate_left(3) ^ 0x5a), k.map(|b| b.wrapping_mul(7)));
             let (got, p) = counter_blocks_and_pad::<17>(token, &k, &kp, &n);
             for (i, g) in got.iter().enumerate() {
-                assert_eq!(g.to_le_bytes(), reference(&k, &(i as u128).to_le_bytes()), "block {i}");
+                assert_eq!(*g, reference(&k, &(i as u128).to_le_bytes()), "block {i}");
             }
             assert_eq!(p, reference(&kp, &n));
             let (eight, p8) = counter_blocks_and_pad::<8>(token, &k, &kp, &n);
