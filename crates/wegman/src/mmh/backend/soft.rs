@@ -118,11 +118,16 @@ pub(crate) fn nmh32(x: &[u32], m: &[u32; K]) -> u32 {
 #[inline]
 pub(crate) fn mmh64(x: &[u64], m: &[u64; K]) -> u64 {
     let x = &x[..K];
-    let mut sum = 0u128;
-    for (&xi, &mi) in x.iter().zip(m) {
-        sum = sum.wrapping_add(u128::from(mi) * u128::from(xi));
+    // Four independent sums (mod 2^128, as the definition's), added at the
+    // end: one 128-bit add-with-carry chain would serialize the products.
+    let mut sum = [0u128; 4];
+    for (xs, ms) in x.chunks_exact(4).zip(m.chunks_exact(4)) {
+        for ((s, &xi), &mi) in sum.iter_mut().zip(xs).zip(ms) {
+            *s = s.wrapping_add(u128::from(mi) * u128::from(xi));
+        }
     }
-    reduce128::<64, 13>(sum) as u64
+    let total = sum[0].wrapping_add(sum[1]).wrapping_add(sum[2].wrapping_add(sum[3]));
+    reduce128::<64, 13>(total) as u64
 }
 
 /// The n-fold Toeplitz variant (paper §2.4): output t is MMH32 under `x[t..t+32)`.
