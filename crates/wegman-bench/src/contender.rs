@@ -54,6 +54,12 @@ pub trait Contender {
     /// 1/0 for accept/reject) so the work cannot be optimised away.
     fn call(&mut self, input: &Input<'_>) -> u8;
 
+    /// Set-up for one cell (a length in a regime), before any of its calls
+    /// and not timed: e.g. the tag each slot's ciphertext carries into a
+    /// decrypt call. Each slot appears at most once in `inputs`. Most
+    /// contenders need none.
+    fn prepare(&mut self, _inputs: &[Input<'_>]) {}
+
     /// The whole result of the last call (tag, ciphertext || tag, or [1]/[0]
     /// for verify), for the equal-output checks. Not timed.
     fn output(&self) -> Vec<u8>;

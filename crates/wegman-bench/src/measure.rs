@@ -11,6 +11,9 @@
 //!   the message and the code are in cache as "hot" promises even though the
 //!   other contenders ran in between. Cold regime: no warming; the batch
 //!   simply continues cycling through the slots.
+//! * A contender's set-up for the cell (`Contender::prepare`, e.g. the
+//!   tags its decrypt calls are given) runs before any of its calls and is
+//!   not timed.
 //! * The caller may split the repetitions into passes over all lengths,
 //!   minutes apart, so that a long burst of noise spoils only one pass's
 //!   share of a cell.
@@ -113,6 +116,9 @@ impl Sample {
 pub fn measure_table(plan: &Plan, table: &mut Table, inputs: &[Input<'_>]) -> Result<Vec<Sample>, String> {
     let hot = inputs.len() == 1;
     let n = table.contenders.len();
+    for c in table.contenders.iter_mut() {
+        c.prepare(inputs);
+    }
     // Each contender starts a different part of the input cycle, so that in
     // the cold regimes no contender reads messages (and keys) the one before
     // it has just pulled into the cache: contender k is len/n inputs ahead
