@@ -5,19 +5,38 @@
 //! bytes for CWC (its only size) and 12 for GCM and ChaCha20-Poly1305.
 //! AES keys are 128-bit; ChaCha20 only has 256-bit keys.
 //!
+//! Tables (`encrypt.rs` and `decrypt.rs` hold their contenders):
+//!
+//! * `encrypt`, `encrypt-precomputed` — encryption of the message;
+//! * `decrypt`, `decrypt-precomputed` — decryption of the message as a
+//!   ciphertext, given its right tag (made before timing, `sealed.rs`);
+//!   every call must accept, and is counted to have.
+//!
+//! The calls:
+//!
 //! * one-shot — the key set-up is inside the call: `CwcKey::new(k)` +
-//!   `encrypt` (returns a fresh `Vec`), `Aes128Gcm::new(k).encrypt(..)`
-//!   (also a `Vec`), OpenSSL `EncryptInit_ex2(key, nonce)` + Update + Final +
-//!   GET_TAG into a reused output buffer (OpenSSL's API writes to the
-//!   caller's buffer);
-//! * precomputed — the key made once: `CwcKey` and `encrypt_detached` into a
-//!   reused buffer, `Aes128Gcm` and `encrypt_inout_detached` likewise (both
-//!   in place, so the call first copies the plaintext into the buffer), and
-//!   an OpenSSL context keyed once per key, given only the nonce per call.
+//!   `encrypt` / `decrypt` (return a fresh `Vec`; `decrypt` takes
+//!   `ciphertext || tag` as one slice, copied into place before timing),
+//!   `Aes128Gcm::new(k).encrypt(..)` / `decrypt(..)` likewise, OpenSSL
+//!   `EncryptInit_ex2(key, nonce)` + Update + Final + GET_TAG, or
+//!   `DecryptInit_ex2(key, nonce)` + Update + SET_TAG + Final, into a reused
+//!   output buffer (OpenSSL's API writes to the caller's buffer);
+//! * precomputed — the key made once: `CwcKey` and `encrypt_detached` /
+//!   `decrypt_detached`, `Aes128Gcm` and `encrypt_inout_detached` /
+//!   `decrypt_inout_detached` (all in place, so the call first copies the
+//!   plaintext or ciphertext into a reused buffer), and an OpenSSL context
+//!   keyed once per key, given only the nonce per call.
+//!
+//! The ratio printed beside each row and in the summary is wegman's median
+//! over the fastest peer's (`report.rs`, the same rule for every family):
+//! every peer counts, GCM and ChaCha20-Poly1305 alike.
 
 mod checks;
+mod decrypt;
 mod encrypt;
+mod sealed;
 
+use self::sealed::{Alg, Given, Tags};
 use crate::contender::{Check, Contender, Family, Table};
 use crate::peers::openssl::{AeadAlg, Libcrypto};
 use crate::peers::sodium::Sodium;
@@ -95,6 +114,17 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
             encrypt::openssl(AeadAlg::ChaCha20Poly1305, keys, lib, precomputed),
         ]
     };
+    // One set of tags per AEAD, shared by all its decrypt contenders.
+    let (cwc, gcm, chacha) =
+        (Tags::new(Alg::Cwc, keys, lib), Tags::new(Alg::Gcm, keys, lib), Tags::new(Alg::ChaCha, keys, lib));
+    let decrypt = |precomputed| -> Vec<Box<dyn Contender>> {
+        vec![
+            decrypt::wegman(keys, Given::new(&cwc, false), precomputed),
+            decrypt::openssl(AeadAlg::Aes128Gcm, keys, lib, Given::new(&gcm, false), precomputed),
+            decrypt::rustcrypto(keys, Given::new(&gcm, false), precomputed),
+            decrypt::openssl(AeadAlg::ChaCha20Poly1305, keys, lib, Given::new(&chacha, false), precomputed),
+        ]
+    };
     vec![
         Table {
             family: NAME,
@@ -109,6 +139,22 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
             title: "AEAD encryption with the key set up once per key; 16-byte tag, no associated data",
             verify: false,
             contenders: encrypt(true),
+        },
+        Table {
+            family: NAME,
+            id: "decrypt",
+            title: "AEAD decryption with the right tag, one-shot: key set-up inside every call; 16-byte tag, no \
+                    associated data; every call must accept",
+            verify: true,
+            contenders: decrypt(false),
+        },
+        Table {
+            family: NAME,
+            id: "decrypt-precomputed",
+            title: "AEAD decryption with the right tag, the key set up once per key; 16-byte tag, no associated \
+                    data; every call must accept",
+            verify: true,
+            contenders: decrypt(true),
         },
     ]
 }
@@ -143,12 +189,18 @@ impl Family for CwcFamily {
     fn notes(&self) -> Vec<String> {
         vec![
             "CWC family: CWC-AES-128 (11-byte nonce) vs AES-128-GCM and ChaCha20-Poly1305 (12-byte nonces, ChaCha20 \
-             with its only key size, 256 bits); all with 16-byte tags and no associated data; encryption only."
+             with its only key size, 256 bits); all with 16-byte tags and no associated data; encryption, and \
+             decryption with the right tag."
                 .into(),
             "One-shot wegman and RustCrypto return a new Vec (their APIs; its alignment is the allocator's); OpenSSL \
-             writes into the caller's reused buffer. Precomputed wegman and RustCrypto encrypt in place, so their \
-             call includes copying the plaintext into the reused buffer. Reused buffers sit at the message's \
-             address modulo 64, so the misaligned regimes misalign them too."
+             writes into the caller's reused buffer. Precomputed wegman and RustCrypto work in place, so their \
+             call includes copying the plaintext (ciphertext) into the reused buffer. Reused buffers sit at the \
+             message's address modulo 64, so the misaligned regimes misalign them too."
+                .into(),
+            "Decrypt calls decrypt the message itself as a ciphertext (for counter-mode AEADs any bytes are the \
+             ciphertext of some plaintext); its tag is computed before timing, and where an API takes \
+             ciphertext || tag as one slice (one-shot wegman and RustCrypto) the two are copied together, at the \
+             message's address modulo 64, before timing."
                 .into(),
         ]
     }

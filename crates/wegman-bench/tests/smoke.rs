@@ -58,6 +58,8 @@ fn smoke_run_times_every_contender_and_writes_json_and_plots() {
         "mmh/mac-precomputed",
         "cwc/encrypt",
         "cwc/encrypt-precomputed",
+        "cwc/decrypt",
+        "cwc/decrypt-precomputed",
     ] {
         assert!(seen.iter().any(|s| s == want), "table {want} missing from {seen:?}");
     }

@@ -1,33 +1,66 @@
 //! The checks every CWC-family contender passes before it is timed: known
 //! answers (the shared CWC vectors, the GCM spec's test cases) and agreement
 //! on random inputs, on contenders built exactly as the timed ones are.
+//! Each contender is called twice per input (a key or context made once
+//! must give the same answer when reused); a decrypt contender gets the
+//! tag its timed calls would get from the set-up, and that tag must be the
+//! known one.
 
 use aes_gcm::Aes128Gcm;
 use aes_gcm::aead::{Aead, KeyInit};
 use wegman::cwc::CwcKey;
 
+use super::sealed::{Alg, Tags};
 use super::{CwcFamily, Keys, TAG, build_tables};
 use crate::contender::{Check, Input, Table};
-use crate::peers::openssl::{self, AeadAlg};
 use crate::vectors;
 use crate::workload::Rng;
 
-/// Every contender of `tables` named `name`, called on (slot, msg) twice
-/// (a precomputed context must give the same answer when reused).
-fn outputs(tables: &mut [Table], name: &str, slot: usize, msg: &[u8]) -> Result<Vec<Vec<u8>>, String> {
-    let mut out = Vec::new();
+/// The GCM contenders' names.
+const GCM_PEERS: [&str; 2] = ["OpenSSL GCM", "RustCrypto GCM"];
+/// The ChaCha20-Poly1305 contenders' names.
+const CHACHA_PEERS: [&str; 1] = ["OpenSSL ChaCha"];
+
+/// Slot `slot`'s plaintext and its `ciphertext || tag`.
+struct Case<'a> {
+    slot: usize,
+    pt: &'a [u8],
+    sealed: &'a [u8],
+}
+
+/// Short enough to print whole, else its length.
+fn show(bytes: &[u8]) -> String {
+    if bytes.len() <= 48 { hex::encode(bytes) } else { format!("{} bytes", bytes.len()) }
+}
+
+/// Every contender of `tables` named `name` on `case`, twice: an encrypt
+/// call on the plaintext must give `ciphertext || tag`; a decrypt call,
+/// given the ciphertext and the set-up's tag for it (`tags`, which must be
+/// the case's tag), must accept and give back the plaintext. Returns the
+/// number of calls.
+fn check_case(tables: &mut [Table], tags: &Tags, name: &str, case: &Case<'_>) -> Result<usize, String> {
+    let (ct, tag) = case.sealed.split_at(case.pt.len());
+    let made = tags.tag(case.slot, ct);
+    if made != tag {
+        return Err(format!("the set-up gives {name}'s decrypt calls the tag {}, not {}", show(&made), show(tag)));
+    }
+    let mut calls = 0;
     for t in tables.iter_mut() {
+        let (msg, want) = if t.verify { (ct, [&[1][..], case.pt].concat()) } else { (case.pt, case.sealed.to_vec()) };
+        let input = Input { slot: case.slot, msg, tag: [0; 16] };
         for c in t.contenders.iter_mut().filter(|c| c.label().name == name) {
-            c.call(&Input { slot, msg, tag: [0; 16] });
-            let first = c.output();
-            c.call(&Input { slot, msg, tag: [0; 16] });
-            if c.output() != first {
-                return Err(format!("cwc {}: {name} gives a different answer when called again", t.id));
+            c.prepare(&[input]);
+            for _ in 0..2 {
+                c.call(&input);
+                let got = c.output();
+                if got != want {
+                    return Err(format!("cwc {} {name} gives {}, not {}", t.id, show(&got), show(&want)));
+                }
+                calls += 1;
             }
-            out.push(first);
         }
     }
-    Ok(out)
+    Ok(calls)
 }
 
 /// GCM known answers: Test Cases 1-3 of McGrew & Viega, "The Galois/Counter
@@ -54,7 +87,7 @@ fn hex(s: &str) -> Vec<u8> {
 
 impl CwcFamily {
     /// CWC: every shared vector the contenders can take (AES-128, no AAD,
-    /// 16-byte tag) through both wegman contenders, aligned and at an odd address.
+    /// 16-byte tag) through every wegman contender, aligned and at an odd address.
     pub(super) fn check_cwc_vectors(&self) -> Result<Check, String> {
         let mut keys = Keys { key: Vec::new(), nonce: Vec::new() };
         let mut cases = Vec::new();
@@ -76,118 +109,94 @@ impl CwcFamily {
             return Err(format!("cwc.json: only {} AES-128 vectors without AAD and with a 16-byte tag", cases.len()));
         }
         let mut tables = build_tables(&keys, self.lib);
+        let tags = Tags::new(Alg::Cwc, &keys, self.lib);
         let mut calls = 0;
-        for (slot, (name, pt, ct)) in cases.iter().enumerate() {
-            let shifted = [&[0x3c][..], pt].concat();
-            for msg in [&pt[..], &shifted[1..]] {
-                let got = outputs(&mut tables, "wegman CWC", slot, msg)?;
-                if got.len() != 2 || got.iter().any(|g| g != ct) {
-                    return Err(format!(
-                        "cwc: {name}: wegman gives {:?}, the vector says {}",
-                        got.iter().map(hex::encode).collect::<Vec<_>>(),
-                        hex::encode(ct)
-                    ));
-                }
-                calls += 4;
+        for (slot, (name, pt, sealed)) in cases.iter().enumerate() {
+            let (pt1, sealed1) = ([&[0x3c][..], pt].concat(), [&[0x3c][..], sealed].concat());
+            for (pt, sealed) in [(&pt[..], &sealed[..]), (&pt1[1..], &sealed1[1..])] {
+                calls += check_case(&mut tables, &tags, "wegman CWC", &Case { slot, pt, sealed })
+                    .map_err(|e| format!("cwc.json {name}: {e}"))?;
             }
         }
         Ok(Check {
             name: "CWC known answers".into(),
             detail: format!(
                 "all {} AES-128 vectors of cwc.json without AAD and with a 16-byte tag (3 of the draft, 1 edge case, \
-                 the random ones), aligned and +1: wegman CWC one-shot and precomputed give the vector's ciphertext || tag, \
-                 twice ({calls} calls)",
+                 the random ones), aligned and +1: wegman CWC's encrypt calls give the vector's ciphertext || tag, its \
+                 decrypt calls given them the plaintext, one-shot and precomputed, twice each ({calls} calls)",
                 cases.len()
             ),
         })
     }
 
-    /// GCM: OpenSSL and RustCrypto, one-shot and precomputed, on the spec's test cases.
+    /// GCM: every GCM contender, one-shot and precomputed, on the spec's test cases.
     pub(super) fn check_gcm_kat(&self) -> Result<Check, String> {
+        let mut calls = 0;
         for (i, (k, n, p, c)) in GCM_KAT.iter().enumerate() {
             let mut key = [0u8; 32];
             key[..16].copy_from_slice(&hex(k));
             let nonce: [u8; 12] = hex(n).try_into().expect("12 bytes");
-            let mut tables = build_tables(&Keys { key: vec![key], nonce: vec![nonce] }, self.lib);
-            for name in ["OpenSSL GCM", "RustCrypto GCM"] {
-                let got = outputs(&mut tables, name, 0, &hex(p))?;
-                if got.len() != 2 || got.iter().any(|g| *g != hex(c)) {
-                    return Err(format!("cwc: GCM test case {}: {name} does not give the known answer", i + 1));
-                }
+            let keys = Keys { key: vec![key], nonce: vec![nonce] };
+            let mut tables = build_tables(&keys, self.lib);
+            let tags = Tags::new(Alg::Gcm, &keys, self.lib);
+            let (pt, sealed) = (hex(p), hex(c));
+            for name in GCM_PEERS {
+                calls += check_case(&mut tables, &tags, name, &Case { slot: 0, pt: &pt, sealed: &sealed })
+                    .map_err(|e| format!("GCM test case {}: {e}", i + 1))?;
             }
         }
         Ok(Check {
             name: "AES-128-GCM known answers (GCM spec test cases 1-3)".into(),
-            detail: "OpenSSL and RustCrypto aes-gcm, one-shot and precomputed, give the same, known, ciphertext || tag"
-                .into(),
+            detail: format!(
+                "{}, one-shot and precomputed: encrypt gives the known ciphertext || tag, decrypt given them the \
+                 plaintext, twice each ({calls} calls)",
+                GCM_PEERS.join(", ")
+            ),
         })
     }
 
-    /// Random inputs: GCM peers agree; each contender's one-shot and
-    /// precomputed agree; each output decrypts back (and not when tampered).
+    /// Random inputs: every contender against an independent answer for its
+    /// AEAD (so the peers of one AEAD agree with each other), one-shot and
+    /// precomputed, encrypt and decrypt.
     pub(super) fn check_random(&self) -> Result<Check, String> {
         const LENGTHS: [usize; 12] = [0, 1, 15, 16, 17, 63, 64, 100, 1024, 1500, 4097, 65536];
         let keys = Keys::random(LENGTHS.len(), 0xae5);
         let mut tables = build_tables(&keys, self.lib);
+        let tags = [Alg::Cwc, Alg::Gcm, Alg::ChaCha].map(|alg| Tags::new(alg, &keys, self.lib));
         let mut rng = Rng::new(11);
+        let mut calls = 0;
         for (slot, &len) in LENGTHS.iter().enumerate() {
             let mut buf = vec![0u8; len + 3];
             rng.fill(&mut buf);
-            let msg = &buf[slot % 4..][..len];
-            let fail = |what: &str| format!("cwc: random input #{slot} ({len} bytes): {what}");
-            let (cwc, gcm_o, gcm_r, chacha) = (
-                outputs(&mut tables, "wegman CWC", slot, msg)?,
-                outputs(&mut tables, "OpenSSL GCM", slot, msg)?,
-                outputs(&mut tables, "RustCrypto GCM", slot, msg)?,
-                outputs(&mut tables, "OpenSSL ChaCha", slot, msg)?,
-            );
-            for (name, outs) in
-                [("wegman CWC", &cwc), ("OpenSSL GCM", &gcm_o), ("RustCrypto GCM", &gcm_r), ("ChaCha", &chacha)]
+            let off = slot % 4;
+            let pt = &buf[off..][..len];
+            let cwc = CwcKey::new(&keys.aes()[slot])
+                .and_then(|k| k.encrypt(&keys.cwc_nonce()[slot], &[], pt, TAG))
+                .expect("a 16-byte key, lengths within CWC's limits");
+            let gcm = Aes128Gcm::new(&keys.aes()[slot].into())
+                .encrypt(&keys.nonce[slot].into(), pt)
+                .expect("length within GCM's limit");
+            let chacha = self.sodium.chacha20poly1305_ietf(&keys.key[slot], &keys.nonce[slot], pt);
+            for ((names, tags), sealed) in
+                [(&["wegman CWC"][..], &tags[0]), (&GCM_PEERS[..], &tags[1]), (&CHACHA_PEERS[..], &tags[2])]
+                    .into_iter()
+                    .zip([cwc, gcm, chacha])
             {
-                if outs.len() != 2 || outs[0] != outs[1] || outs[0].len() != len + TAG {
-                    return Err(fail(&format!("{name}: one-shot and precomputed differ")));
+                // At the plaintext's offset, so decrypt calls meet misaligned ciphertexts too.
+                let at = [&vec![0; off][..], &sealed].concat();
+                for name in names {
+                    calls += check_case(&mut tables, tags, name, &Case { slot, pt, sealed: &at[off..] })
+                        .map_err(|e| format!("cwc: random input #{slot} ({len} bytes): {e}"))?;
                 }
-            }
-            if gcm_o[0] != gcm_r[0] {
-                return Err(fail("OpenSSL and RustCrypto AES-128-GCM differ"));
-            }
-            if chacha[0] != self.sodium.chacha20poly1305_ietf(&keys.key[slot], &keys.nonce[slot], msg) {
-                return Err(fail("OpenSSL and libsodium ChaCha20-Poly1305 differ"));
-            }
-            let mut bad = cwc[0].clone();
-            bad[len / 2] ^= 1;
-            let cwc_key = CwcKey::new(&keys.aes()[slot]).expect("16-byte key");
-            let cwc_nonce = keys.cwc_nonce()[slot];
-            if cwc_key.decrypt(&cwc_nonce, &[], &cwc[0], TAG).ok().as_deref() != Some(msg)
-                || cwc_key.decrypt(&cwc_nonce, &[], &bad, TAG).is_ok()
-            {
-                return Err(fail("wegman CWC does not round-trip"));
-            }
-            let gcm = Aes128Gcm::new(&keys.aes()[slot].into());
-            let mut bad = gcm_o[0].clone();
-            bad[len / 2] ^= 1;
-            let n = keys.nonce[slot].into();
-            if gcm.decrypt(&n, gcm_o[0].as_slice()).ok().as_deref() != Some(msg)
-                || gcm.decrypt(&n, bad.as_slice()).is_ok()
-            {
-                return Err(fail("OpenSSL's GCM output does not open with RustCrypto"));
-            }
-            let (ct, tag) = chacha[0].split_at(len);
-            let tag: [u8; 16] = tag.try_into().expect("16 bytes");
-            let mut bad_tag = tag;
-            bad_tag[slot % 16] ^= 1;
-            let open = |t: &[u8; 16]| {
-                openssl::Aead::open(self.lib, AeadAlg::ChaCha20Poly1305, &keys.key[slot], &keys.nonce[slot], ct, t)
-            };
-            if open(&tag).as_deref() != Some(msg) || open(&bad_tag).is_some() {
-                return Err(fail("ChaCha20-Poly1305 does not round-trip"));
             }
         }
         Ok(Check {
             name: "AEAD contenders on random inputs".into(),
             detail: format!(
-                "{} random inputs of lengths 0..65536 at offsets 0..3: OpenSSL GCM = RustCrypto GCM; OpenSSL \
-                 ChaCha20-Poly1305 = libsodium's; one-shot = precomputed, twice, for every contender; CWC, GCM and ChaCha20-Poly1305 outputs decrypt back and fail when tampered",
+                "{} random inputs of lengths 0..65536 at offsets 0..3, every contender one-shot and precomputed, \
+                 twice each: encrypt gives the ciphertext || tag of wegman's CwcKey::encrypt, RustCrypto aes-gcm \
+                 (so OpenSSL GCM = RustCrypto GCM) and libsodium (so OpenSSL ChaCha20-Poly1305 = libsodium's); \
+                 decrypt given them gives back the plaintext ({calls} calls)",
                 LENGTHS.len()
             ),
         })

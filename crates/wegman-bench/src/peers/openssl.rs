@@ -209,6 +209,52 @@ impl CipherCtx {
     }
 }
 
+impl CipherCtx {
+    /// `EVP_DecryptInit_ex2(ctx, NULL, key, iv, NULL)`: keep the cipher,
+    /// replace the key and/or the nonce, and decrypt from now on.
+    #[inline]
+    fn decrypt_init(&mut self, key: Option<&[u8]>, iv: Option<&[u8]>) {
+        assert!(key.is_none_or(|k| k.len() == self.key_len) && iv.is_none_or(|v| v.len() == self.iv_len));
+        let key = key.map_or(ptr::null(), <[u8]>::as_ptr);
+        let iv = iv.map_or(ptr::null(), <[u8]>::as_ptr);
+        // SAFETY: as in encrypt_init.
+        check(unsafe { EVP_DecryptInit_ex2(self.ctx.as_ptr(), ptr::null(), key, iv, ptr::null()) }, "DecryptInit");
+    }
+
+    /// `EVP_DecryptUpdate` of `inp` into `out` (at least as long).
+    #[inline]
+    fn decrypt_update(&mut self, out: &mut [u8], inp: &[u8]) -> usize {
+        assert!(out.len() >= inp.len());
+        let mut outl: c_int = 0;
+        // SAFETY: as in encrypt_update: the AEADs write at most inp.len() bytes.
+        check(
+            unsafe {
+                EVP_DecryptUpdate(self.ctx.as_ptr(), out.as_mut_ptr(), &mut outl, inp.as_ptr(), c_len(inp.len()))
+            },
+            "DecryptUpdate",
+        );
+        outl as usize
+    }
+
+    /// SET_TAG(16) and `EVP_DecryptFinal_ex`: whether the tag verifies.
+    #[inline]
+    fn decrypt_final_tag(&mut self, tag: &[u8; 16]) -> bool {
+        let mut none = [0u8; 16];
+        let mut outl: c_int = 0;
+        // SET_TAG takes a non-const pointer but only reads it.
+        let mut tag = *tag;
+        // SAFETY: SET_TAG reads exactly arg = 16 bytes from tag; Final writes
+        // nothing for the AEADs (at most one block) to none.
+        unsafe {
+            check(
+                EVP_CIPHER_CTX_ctrl(self.ctx.as_ptr(), EVP_CTRL_AEAD_SET_TAG, 16, tag.as_mut_ptr().cast()),
+                "SET_TAG",
+            );
+            EVP_DecryptFinal_ex(self.ctx.as_ptr(), none.as_mut_ptr(), &mut outl) == 1
+        }
+    }
+}
+
 impl Drop for CipherCtx {
     fn drop(&mut self) {
         // SAFETY: both were created in new() and are freed exactly once, context first.
@@ -314,42 +360,31 @@ impl Aead {
         self.0.encrypt_final_tag()
     }
 
-    /// Decrypt and check (used by the round-trip checks, not timed): the
-    /// plaintext if the tag verifies.
-    pub fn open(
-        lib: Libcrypto,
-        alg: AeadAlg,
-        key: &[u8],
-        nonce: &[u8; 12],
-        ct: &[u8],
-        tag: &[u8; 16],
-    ) -> Option<Vec<u8>> {
-        let c = CipherCtx::new(lib, alg.name());
-        assert_eq!(key.len(), c.key_len);
-        let mut out = vec![0u8; ct.len() + 16];
-        let mut outl: c_int = 0;
-        let mut fin: c_int = 0;
-        let mut tag = *tag;
-        // SAFETY: ctx is live; key/nonce lengths match the cipher (asserted);
-        // SET_TAG reads 16 bytes from tag; Update writes at most ct.len() bytes
-        // and Final none (stream-like AEADs) into out, which has ct.len() + 16.
-        let ok = unsafe {
-            check(
-                EVP_DecryptInit_ex2(c.ctx.as_ptr(), ptr::null(), key.as_ptr(), nonce.as_ptr(), ptr::null()),
-                "DecryptInit",
-            );
-            check(EVP_CIPHER_CTX_ctrl(c.ctx.as_ptr(), EVP_CTRL_AEAD_SET_TAG, 16, tag.as_mut_ptr().cast()), "SET_TAG");
-            check(
-                EVP_DecryptUpdate(c.ctx.as_ptr(), out.as_mut_ptr(), &mut outl, ct.as_ptr(), c_len(ct.len())),
-                "DecryptUpdate",
-            );
-            EVP_DecryptFinal_ex(c.ctx.as_ptr(), out.as_mut_ptr().add(outl as usize), &mut fin) == 1
-        };
-        while ERR_get_error() != 0 {} // a failed tag check may leave an error queued
-        ok.then(|| {
-            out.truncate((outl + fin) as usize);
-            out
-        })
+    /// A context with `key` set up once for decryption.
+    pub fn with_key_to_open(lib: Libcrypto, alg: AeadAlg, key: &[u8]) -> Self {
+        let mut a = Self::new(lib, alg);
+        a.0.decrypt_init(Some(key), None);
+        a
+    }
+
+    /// Key set-up and decryption in one call: ciphertext `ct` into `out`,
+    /// then whether `tag` verifies. As EVP decrypts before it checks, `out`
+    /// holds the plaintext even when this returns false: the caller must
+    /// discard it then.
+    #[inline]
+    pub fn open_with_key(&mut self, key: &[u8], nonce: &[u8; 12], ct: &[u8], tag: &[u8; 16], out: &mut [u8]) -> bool {
+        self.0.decrypt_init(Some(key), Some(nonce));
+        self.0.decrypt_update(out, ct);
+        self.0.decrypt_final_tag(tag)
+    }
+
+    /// Decryption under the key set earlier ([`Aead::with_key_to_open`]):
+    /// only the nonce is new. `out` as in [`Aead::open_with_key`].
+    #[inline]
+    pub fn open(&mut self, nonce: &[u8; 12], ct: &[u8], tag: &[u8; 16], out: &mut [u8]) -> bool {
+        self.0.decrypt_init(None, Some(nonce));
+        self.0.decrypt_update(out, ct);
+        self.0.decrypt_final_tag(tag)
     }
 }
 
