@@ -60,8 +60,9 @@ pub trait Contender {
     /// contenders need none.
     fn prepare(&mut self, _inputs: &[Input<'_>]) {}
 
-    /// The whole result of the last call (tag, ciphertext || tag, or [1]/[0]
-    /// for verify), for the equal-output checks. Not timed.
+    /// The whole result of the last call (tag, ciphertext || tag, [1]/[0]
+    /// for verify, or [1]/[0] and what a decrypt call released), for the
+    /// equal-output checks. Not timed.
     fn output(&self) -> Vec<u8>;
 
     /// Time `calls` consecutive calls, cycling through `inputs` from `*next`.
@@ -91,6 +92,19 @@ pub trait Contender {
     }
 }
 
+/// What every timed call of a table must answer, counted from the calls'
+/// result bytes while timing: a contender that answers otherwise fails the
+/// run (its tag or its set-up is wrong, so its timing would mean nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// Nothing to count: the result byte is a tag or ciphertext byte.
+    Any,
+    /// Accept (1): verify, or decrypt, given the right tag.
+    Accept,
+    /// Reject (0): decrypt given a forged tag.
+    Reject,
+}
+
 /// Contenders whose calls do the same job, compared with each other.
 pub struct Table {
     /// Family name ("poly1305aes").
@@ -99,8 +113,8 @@ pub struct Table {
     pub id: &'static str,
     /// One line saying what is timed.
     pub title: &'static str,
-    /// Verify calls: each must return 1 (accept) on the correct tags given.
-    pub verify: bool,
+    /// What each call must answer, counted while timing.
+    pub expect: Expect,
     /// Ours first, then the peers.
     pub contenders: Vec<Box<dyn Contender>>,
 }

@@ -10,7 +10,14 @@
 //! * `encrypt`, `encrypt-precomputed` — encryption of the message;
 //! * `decrypt`, `decrypt-precomputed` — decryption of the message as a
 //!   ciphertext, given its right tag (made before timing, `sealed.rs`);
-//!   every call must accept, and is counted to have.
+//!   every call must accept, and is counted to have;
+//! * `decrypt-forged`, `decrypt-forged-precomputed` — the same calls given
+//!   that tag with one bit flipped: every call must return an error (counted
+//!   while timing). wegman must also release nothing (checked before
+//!   timing): no plaintext returned, and the in-place buffer left as it was.
+//!   The peers are only held to the error: OpenSSL's EVP has decrypted into
+//!   the caller's buffer before its tag check fails (its API's contract is
+//!   that the caller discards it).
 //!
 //! The calls:
 //!
@@ -37,7 +44,7 @@ mod encrypt;
 mod sealed;
 
 use self::sealed::{Alg, Given, Tags};
-use crate::contender::{Check, Contender, Family, Table};
+use crate::contender::{Check, Contender, Expect, Family, Table};
 use crate::peers::openssl::{AeadAlg, Libcrypto};
 use crate::peers::sodium::Sodium;
 use crate::workload::{ALIGN, Rng, SLOTS};
@@ -117,12 +124,12 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
     // One set of tags per AEAD, shared by all its decrypt contenders.
     let (cwc, gcm, chacha) =
         (Tags::new(Alg::Cwc, keys, lib), Tags::new(Alg::Gcm, keys, lib), Tags::new(Alg::ChaCha, keys, lib));
-    let decrypt = |precomputed| -> Vec<Box<dyn Contender>> {
+    let decrypt = |forged, precomputed| -> Vec<Box<dyn Contender>> {
         vec![
-            decrypt::wegman(keys, Given::new(&cwc, false), precomputed),
-            decrypt::openssl(AeadAlg::Aes128Gcm, keys, lib, Given::new(&gcm, false), precomputed),
-            decrypt::rustcrypto(keys, Given::new(&gcm, false), precomputed),
-            decrypt::openssl(AeadAlg::ChaCha20Poly1305, keys, lib, Given::new(&chacha, false), precomputed),
+            decrypt::wegman(keys, Given::new(&cwc, forged), precomputed),
+            decrypt::openssl(AeadAlg::Aes128Gcm, keys, lib, Given::new(&gcm, forged), precomputed),
+            decrypt::rustcrypto(keys, Given::new(&gcm, forged), precomputed),
+            decrypt::openssl(AeadAlg::ChaCha20Poly1305, keys, lib, Given::new(&chacha, forged), precomputed),
         ]
     };
     vec![
@@ -130,14 +137,14 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
             family: NAME,
             id: "encrypt",
             title: "AEAD encryption, one-shot: key set-up inside every call; 16-byte tag, no associated data",
-            verify: false,
+            expect: Expect::Any,
             contenders: encrypt(false),
         },
         Table {
             family: NAME,
             id: "encrypt-precomputed",
             title: "AEAD encryption with the key set up once per key; 16-byte tag, no associated data",
-            verify: false,
+            expect: Expect::Any,
             contenders: encrypt(true),
         },
         Table {
@@ -145,16 +152,32 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
             id: "decrypt",
             title: "AEAD decryption with the right tag, one-shot: key set-up inside every call; 16-byte tag, no \
                     associated data; every call must accept",
-            verify: true,
-            contenders: decrypt(false),
+            expect: Expect::Accept,
+            contenders: decrypt(false, false),
         },
         Table {
             family: NAME,
             id: "decrypt-precomputed",
             title: "AEAD decryption with the right tag, the key set up once per key; 16-byte tag, no associated \
                     data; every call must accept",
-            verify: true,
-            contenders: decrypt(true),
+            expect: Expect::Accept,
+            contenders: decrypt(false, true),
+        },
+        Table {
+            family: NAME,
+            id: "decrypt-forged",
+            title: "AEAD decryption with a forged tag (the right one with one bit flipped), one-shot: key set-up \
+                    inside every call; every call must return an error",
+            expect: Expect::Reject,
+            contenders: decrypt(true, false),
+        },
+        Table {
+            family: NAME,
+            id: "decrypt-forged-precomputed",
+            title: "AEAD decryption with a forged tag (the right one with one bit flipped), the key set up once per \
+                    key; every call must return an error",
+            expect: Expect::Reject,
+            contenders: decrypt(true, true),
         },
     ]
 }
@@ -190,7 +213,7 @@ impl Family for CwcFamily {
         vec![
             "CWC family: CWC-AES-128 (11-byte nonce) vs AES-128-GCM and ChaCha20-Poly1305 (12-byte nonces, ChaCha20 \
              with its only key size, 256 bits); all with 16-byte tags and no associated data; encryption, and \
-             decryption with the right tag."
+             decryption with the right tag and with a forged one (one bit flipped)."
                 .into(),
             "One-shot wegman and RustCrypto return a new Vec (their APIs; its alignment is the allocator's); OpenSSL \
              writes into the caller's reused buffer. Precomputed wegman and RustCrypto work in place, so their \

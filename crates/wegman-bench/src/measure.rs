@@ -20,7 +20,7 @@
 //! * We report the median with the quartiles and the extremes; the median
 //!   ignores the batches that an interrupt or another process landed on.
 
-use crate::contender::{Input, Table};
+use crate::contender::{Expect, Input, Table};
 
 /// The effort spent per (table, length, regime).
 #[derive(Clone, Copy, Debug)]
@@ -170,18 +170,23 @@ pub fn measure_table(plan: &Plan, table: &mut Table, inputs: &[Input<'_>]) -> Re
         }
     }
 
-    if table.verify {
-        for (k, c) in table.contenders.iter().enumerate() {
-            if sinks[k] != calls[k] {
-                return Err(format!(
-                    "{} {}: {} rejected {} of {} correct tags",
-                    table.family,
-                    table.id,
-                    c.label().name,
-                    calls[k] - sinks[k],
-                    calls[k]
-                ));
-            }
+    for (k, c) in table.contenders.iter().enumerate() {
+        let wrong = match table.expect {
+            Expect::Any => continue,
+            Expect::Accept => (calls[k] - sinks[k], "rejected", "correct"),
+            Expect::Reject => (sinks[k], "accepted", "forged"),
+        };
+        if wrong.0 != 0 {
+            return Err(format!(
+                "{} {}: {} {} {} of {} {} tags",
+                table.family,
+                table.id,
+                c.label().name,
+                wrong.1,
+                wrong.0,
+                calls[k],
+                wrong.2
+            ));
         }
     }
     Ok(per_call.into_iter().zip(batch).map(|(per_call, batch)| Sample { batch, per_call }).collect())
@@ -190,6 +195,41 @@ pub fn measure_table(plan: &Plan, table: &mut Table, inputs: &[Input<'_>]) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contender::{Contender, Label};
+
+    /// A contender whose every call answers the same byte.
+    struct Fixed(u8);
+
+    impl Contender for Fixed {
+        fn label(&self) -> Label {
+            Label { name: "fixed", ours: false, call: "-" }
+        }
+
+        fn call(&mut self, _: &Input<'_>) -> u8 {
+            self.0
+        }
+
+        fn output(&self) -> Vec<u8> {
+            vec![self.0]
+        }
+    }
+
+    #[test]
+    fn a_call_with_the_wrong_verdict_fails_the_table() {
+        let plan = Plan { reps: 2, passes: 1, target_ticks: 100, max_batch: 10 };
+        let msg = [0u8; 4];
+        let inputs = [Input { slot: 0, msg: &msg, tag: [0; 16] }];
+        for (expect, answer, ok) in [
+            (Expect::Any, 7, true),
+            (Expect::Accept, 1, true),
+            (Expect::Accept, 0, false),
+            (Expect::Reject, 0, true),
+            (Expect::Reject, 1, false),
+        ] {
+            let mut t = Table { family: "f", id: "t", title: "", expect, contenders: vec![Box::new(Fixed(answer))] };
+            assert_eq!(measure_table(&plan, &mut t, &inputs).is_ok(), ok, "{expect:?}, every call answering {answer}");
+        }
+    }
 
     #[test]
     fn quartiles_interpolate() {

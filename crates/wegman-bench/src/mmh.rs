@@ -21,7 +21,7 @@
 
 use wegman::mmh::{self, Alg, KEY_BYTES, MacKey, NONCE_BYTES};
 
-use crate::contender::{Check, Contender, Family, Input, Label, Table};
+use crate::contender::{Check, Contender, Expect, Family, Input, Label, Table};
 use crate::peers::openssl::Libcrypto;
 use crate::peers::sodium::Sodium;
 use crate::poly1305aes::{self, Poly1305AesFamily};
@@ -198,7 +198,7 @@ impl MmhFamily {
                  peers: Poly1305-AES authenticate, AES key set-up in the call",
             )
         };
-        Table { family: NAME, id, title, verify: false, contenders }
+        Table { family: NAME, id, title, expect: Expect::Any, contenders }
     }
 }
 

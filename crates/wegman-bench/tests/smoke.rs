@@ -60,6 +60,8 @@ fn smoke_run_times_every_contender_and_writes_json_and_plots() {
         "cwc/encrypt-precomputed",
         "cwc/decrypt",
         "cwc/decrypt-precomputed",
+        "cwc/decrypt-forged",
+        "cwc/decrypt-forged-precomputed",
     ] {
         assert!(seen.iter().any(|s| s == want), "table {want} missing from {seen:?}");
     }

@@ -12,7 +12,7 @@ use wegman::cwc::CwcKey;
 
 use super::sealed::{Alg, Tags};
 use super::{CwcFamily, Keys, TAG, build_tables};
-use crate::contender::{Check, Input, Table};
+use crate::contender::{Check, Expect, Input, Table};
 use crate::vectors;
 use crate::workload::Rng;
 
@@ -36,8 +36,10 @@ fn show(bytes: &[u8]) -> String {
 /// Every contender of `tables` named `name` on `case`, twice: an encrypt
 /// call on the plaintext must give `ciphertext || tag`; a decrypt call,
 /// given the ciphertext and the set-up's tag for it (`tags`, which must be
-/// the case's tag), must accept and give back the plaintext. Returns the
-/// number of calls.
+/// the case's tag), must accept and give back the plaintext, and given that
+/// tag forged must return an error, and if it is ours release nothing (no
+/// plaintext returned, its in-place buffer still the ciphertext). Returns
+/// the number of calls.
 fn check_case(tables: &mut [Table], tags: &Tags, name: &str, case: &Case<'_>) -> Result<usize, String> {
     let (ct, tag) = case.sealed.split_at(case.pt.len());
     let made = tags.tag(case.slot, ct);
@@ -46,14 +48,23 @@ fn check_case(tables: &mut [Table], tags: &Tags, name: &str, case: &Case<'_>) ->
     }
     let mut calls = 0;
     for t in tables.iter_mut() {
-        let (msg, want) = if t.verify { (ct, [&[1][..], case.pt].concat()) } else { (case.pt, case.sealed.to_vec()) };
+        let (msg, want) = match t.expect {
+            Expect::Any => (case.pt, case.sealed.to_vec()),
+            Expect::Accept => (ct, [&[1][..], case.pt].concat()),
+            Expect::Reject => (ct, vec![0]),
+        };
         let input = Input { slot: case.slot, msg, tag: [0; 16] };
         for c in t.contenders.iter_mut().filter(|c| c.label().name == name) {
             c.prepare(&[input]);
             for _ in 0..2 {
                 c.call(&input);
                 let got = c.output();
-                if got != want {
+                let right = match t.expect {
+                    Expect::Reject if c.label().ours => got == want || got == [&want[..], ct].concat(),
+                    Expect::Reject => got.first() == Some(&0),
+                    _ => got == want,
+                };
+                if !right {
                     return Err(format!("cwc {} {name} gives {}, not {}", t.id, show(&got), show(&want)));
                 }
                 calls += 1;
@@ -123,7 +134,8 @@ impl CwcFamily {
             detail: format!(
                 "all {} AES-128 vectors of cwc.json without AAD and with a 16-byte tag (3 of the draft, 1 edge case, \
                  the random ones), aligned and +1: wegman CWC's encrypt calls give the vector's ciphertext || tag, its \
-                 decrypt calls given them the plaintext, one-shot and precomputed, twice each ({calls} calls)",
+                 decrypt calls given them the plaintext, and given the tag with one bit flipped an error and \
+                 nothing else; one-shot and precomputed, twice each ({calls} calls)",
                 cases.len()
             ),
         })
@@ -149,7 +161,7 @@ impl CwcFamily {
             name: "AES-128-GCM known answers (GCM spec test cases 1-3)".into(),
             detail: format!(
                 "{}, one-shot and precomputed: encrypt gives the known ciphertext || tag, decrypt given them the \
-                 plaintext, twice each ({calls} calls)",
+                 plaintext, and an error given the tag with one bit flipped; twice each ({calls} calls)",
                 GCM_PEERS.join(", ")
             ),
         })
@@ -196,7 +208,8 @@ impl CwcFamily {
                 "{} random inputs of lengths 0..65536 at offsets 0..3, every contender one-shot and precomputed, \
                  twice each: encrypt gives the ciphertext || tag of wegman's CwcKey::encrypt, RustCrypto aes-gcm \
                  (so OpenSSL GCM = RustCrypto GCM) and libsodium (so OpenSSL ChaCha20-Poly1305 = libsodium's); \
-                 decrypt given them gives back the plaintext ({calls} calls)",
+                 decrypt given them gives back the plaintext, and an error (wegman: and nothing else) given the tag \
+                 with one bit flipped ({calls} calls)",
                 LENGTHS.len()
             ),
         })
