@@ -1,11 +1,13 @@
 //! CWC-AES-128 against the AEADs people use instead: AES-128-GCM (OpenSSL,
-//! RustCrypto `aes-gcm`) and ChaCha20-Poly1305 (OpenSSL).
+//! RustCrypto `aes-gcm`, aws-lc-rs, ring) and ChaCha20-Poly1305 (OpenSSL,
+//! aws-lc-rs, ring).
 //!
 //! All encrypt with a 16-byte tag and **no associated data**; nonces are 11
 //! bytes for CWC (its only size) and 12 for GCM and ChaCha20-Poly1305.
 //! AES keys are 128-bit; ChaCha20 only has 256-bit keys.
 //!
-//! Tables (`encrypt.rs` and `decrypt.rs` hold their contenders):
+//! Tables (`encrypt.rs` and `decrypt.rs` hold their contenders, but for
+//! aws-lc-rs and ring, whose shared API `ring_api.rs` serves for both):
 //!
 //! * `encrypt`, `encrypt-precomputed` — encryption of the message;
 //! * `decrypt`, `decrypt-precomputed` — decryption of the message as a
@@ -17,7 +19,8 @@
 //!   timing): no plaintext returned, and the in-place buffer left as it was.
 //!   The peers are only held to the error: OpenSSL's EVP has decrypted into
 //!   the caller's buffer before its tag check fails (its API's contract is
-//!   that the caller discards it).
+//!   that the caller discards it); aws-lc-rs and ring leave their in-place
+//!   buffer overwritten (with zeros, in the versions locked here).
 //!
 //! The calls:
 //!
@@ -32,7 +35,10 @@
 //!   `decrypt_detached`, `Aes128Gcm` and `encrypt_inout_detached` /
 //!   `decrypt_inout_detached` (all in place, so the call first copies the
 //!   plaintext or ciphertext into a reused buffer), and an OpenSSL context
-//!   keyed once per key, given only the nonce per call.
+//!   keyed once per key, given only the nonce per call;
+//! * aws-lc-rs and ring: `LessSafeKey::new(UnboundKey::new(..))` inside the
+//!   call (one-shot) or once per key, then `seal_in_place_separate_tag` /
+//!   `open_in_place` on a reused buffer the call first fills.
 //!
 //! The ratio printed beside each row and in the summary is wegman's median
 //! over the fastest peer's (`report.rs`, the same rule for every family):
@@ -41,8 +47,10 @@
 mod checks;
 mod decrypt;
 mod encrypt;
+mod ring_api;
 mod sealed;
 
+use self::ring_api::{AwsLc, Ring};
 use self::sealed::{Alg, Given, Tags};
 use crate::contender::{Check, Contender, Expect, Family, Table};
 use crate::peers::openssl::{AeadAlg, Libcrypto};
@@ -89,7 +97,12 @@ impl Window {
     /// A `like.len()`-byte window aligned like `like` (not filled).
     #[inline]
     fn place(&mut self, like: &[u8]) -> &mut [u8] {
-        let len = like.len();
+        self.place_len(like, like.len())
+    }
+
+    /// A `len`-byte window aligned like `like` (not filled).
+    #[inline]
+    fn place_len(&mut self, like: &[u8], len: usize) -> &mut [u8] {
         if self.buf.len() < len + ALIGN {
             self.buf.resize(len + ALIGN, 0);
         }
@@ -118,7 +131,11 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
             encrypt::wegman(keys, precomputed),
             encrypt::openssl(AeadAlg::Aes128Gcm, keys, lib, precomputed),
             encrypt::rustcrypto(keys, precomputed),
+            ring_api::seal::<AwsLc>(AeadAlg::Aes128Gcm, keys, precomputed),
+            ring_api::seal::<Ring>(AeadAlg::Aes128Gcm, keys, precomputed),
             encrypt::openssl(AeadAlg::ChaCha20Poly1305, keys, lib, precomputed),
+            ring_api::seal::<AwsLc>(AeadAlg::ChaCha20Poly1305, keys, precomputed),
+            ring_api::seal::<Ring>(AeadAlg::ChaCha20Poly1305, keys, precomputed),
         ]
     };
     // One set of tags per AEAD, shared by all its decrypt contenders.
@@ -129,7 +146,11 @@ fn build_tables(keys: &Keys, lib: Libcrypto) -> Vec<Table> {
             decrypt::wegman(keys, Given::new(&cwc, forged), precomputed),
             decrypt::openssl(AeadAlg::Aes128Gcm, keys, lib, Given::new(&gcm, forged), precomputed),
             decrypt::rustcrypto(keys, Given::new(&gcm, forged), precomputed),
+            ring_api::open::<AwsLc>(AeadAlg::Aes128Gcm, keys, Given::new(&gcm, forged), precomputed),
+            ring_api::open::<Ring>(AeadAlg::Aes128Gcm, keys, Given::new(&gcm, forged), precomputed),
             decrypt::openssl(AeadAlg::ChaCha20Poly1305, keys, lib, Given::new(&chacha, forged), precomputed),
+            ring_api::open::<AwsLc>(AeadAlg::ChaCha20Poly1305, keys, Given::new(&chacha, forged), precomputed),
+            ring_api::open::<Ring>(AeadAlg::ChaCha20Poly1305, keys, Given::new(&chacha, forged), precomputed),
         ]
     };
     vec![
@@ -216,8 +237,9 @@ impl Family for CwcFamily {
              decryption with the right tag and with a forged one (one bit flipped)."
                 .into(),
             "One-shot wegman and RustCrypto return a new Vec (their APIs; its alignment is the allocator's); OpenSSL \
-             writes into the caller's reused buffer. Precomputed wegman and RustCrypto work in place, so their \
-             call includes copying the plaintext (ciphertext) into the reused buffer. Reused buffers sit at the \
+             writes into the caller's reused buffer. Precomputed wegman and RustCrypto, and aws-lc-rs and ring \
+             either way, work in place, so their call includes copying the plaintext (ciphertext, and for \
+             aws-lc-rs and ring the tag after it) into the reused buffer. Reused buffers sit at the \
              message's address modulo 64, so the misaligned regimes misalign them too."
                 .into(),
             "Decrypt calls decrypt the message itself as a ciphertext (for counter-mode AEADs any bytes are the \

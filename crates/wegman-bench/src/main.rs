@@ -1,6 +1,7 @@
 //! wegman-bench: times the exact public calls of wegman against OpenSSL 3,
-//! libsodium and RustCrypto, in one process, after checking that every
-//! contender computes the same function.
+//! libsodium and RustCrypto (and, for CWC's AEAD peers, aws-lc-rs and ring),
+//! in one process, after checking that every contender computes the same
+//! function.
 //!
 //! ```sh
 //! cargo run --release -p wegman-bench -- --quick --json bench-out/results.json --plot bench-out
@@ -52,7 +53,7 @@ use workload::{Pool, Regime};
 
 /// Benchmark wegman's exact public calls against OpenSSL 3, libsodium and
 /// RustCrypto (Poly1305-AES; MMH/NMH vs those Poly1305-AES; CWC-AES vs AES-GCM and
-/// ChaCha20-Poly1305).
+/// ChaCha20-Poly1305, also from aws-lc-rs and ring).
 ///
 /// Times are TSC ticks (the invariant time-stamp counter, calibrated against
 /// the wall clock and printed); cores usually run faster than the TSC, so a
@@ -233,6 +234,8 @@ fn run(args: &Args) -> Result<(), String> {
         ("openssl", lib.version()),
         ("libsodium", sodium.version()),
         ("rustcrypto", "poly1305 0.9, aes 0.9, aes-gcm 0.11 (exact versions in Cargo.lock)".to_string()),
+        ("aws-lc-rs", "1.19 (AWS-LC built from source; exact version in Cargo.lock)".to_string()),
+        ("ring", "0.17 (exact version in Cargo.lock)".to_string()),
     ];
     println!("wegman-bench, {} mode", mode.name);
     println!("  cpu: {} ({cpus} logical CPUs); load average at start: {load_start}", cpu_model());

@@ -17,9 +17,9 @@ use crate::vectors;
 use crate::workload::Rng;
 
 /// The GCM contenders' names.
-const GCM_PEERS: [&str; 2] = ["OpenSSL GCM", "RustCrypto GCM"];
+const GCM_PEERS: [&str; 4] = ["OpenSSL GCM", "RustCrypto GCM", "aws-lc-rs GCM", "ring GCM"];
 /// The ChaCha20-Poly1305 contenders' names.
-const CHACHA_PEERS: [&str; 1] = ["OpenSSL ChaCha"];
+const CHACHA_PEERS: [&str; 3] = ["OpenSSL ChaCha", "aws-lc-rs ChaCha", "ring ChaCha"];
 
 /// Slot `slot`'s plaintext and its `ciphertext || tag`.
 struct Case<'a> {
@@ -207,7 +207,8 @@ impl CwcFamily {
             detail: format!(
                 "{} random inputs of lengths 0..65536 at offsets 0..3, every contender one-shot and precomputed, \
                  twice each: encrypt gives the ciphertext || tag of wegman's CwcKey::encrypt, RustCrypto aes-gcm \
-                 (so OpenSSL GCM = RustCrypto GCM) and libsodium (so OpenSSL ChaCha20-Poly1305 = libsodium's); \
+                 (so OpenSSL = aws-lc-rs = ring = RustCrypto GCM) and libsodium (so OpenSSL = aws-lc-rs = ring \
+                 ChaCha20-Poly1305 = libsodium's); \
                  decrypt given them gives back the plaintext, and an error (wegman: and nothing else) given the tag \
                  with one bit flipped ({calls} calls)",
                 LENGTHS.len()

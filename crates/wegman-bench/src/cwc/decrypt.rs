@@ -94,7 +94,7 @@ fn returned(plaintext: &Option<Vec<u8>>) -> Vec<u8> {
 }
 
 /// The output of a call that decrypts into the caller's buffer.
-fn left(ok: bool, buf: &[u8]) -> Vec<u8> {
+pub(super) fn left(ok: bool, buf: &[u8]) -> Vec<u8> {
     [&[u8::from(ok)][..], buf].concat()
 }
 

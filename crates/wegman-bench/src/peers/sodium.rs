@@ -1,6 +1,6 @@
 //! libsodium's `crypto_onetimeauth_poly1305` through hand-written
 //! declarations, and its ChaCha20-Poly1305 (IETF) as an independent answer
-//! for the OpenSSL ChaCha20-Poly1305 contender's check.
+//! for the checks of the ChaCha20-Poly1305 contenders (OpenSSL, aws-lc-rs, ring).
 
 use std::ffi::{CStr, c_char, c_int, c_ulonglong};
 
@@ -63,7 +63,8 @@ impl Sodium {
     }
 
     /// ChaCha20-Poly1305 (RFC 8439, 12-byte nonce), no associated data:
-    /// ciphertext || 16-byte tag. Not timed; checks the OpenSSL contender.
+    /// ciphertext || 16-byte tag. Not timed; the answer the ChaCha20-Poly1305
+    /// contenders (OpenSSL, aws-lc-rs, ring) are checked against.
     pub fn chacha20poly1305_ietf(self, key: &[u8; 32], nonce: &[u8; 12], msg: &[u8]) -> Vec<u8> {
         let mut out = vec![0u8; msg.len() + 16];
         let mut len: c_ulonglong = 0;
