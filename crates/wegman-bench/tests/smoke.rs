@@ -66,6 +66,33 @@ fn smoke_run_times_every_contender_and_writes_json_and_plots() {
         assert!(seen.iter().any(|s| s == want), "table {want} missing from {seen:?}");
     }
     assert_eq!(std::fs::read_dir(&plots).expect("plots written").count(), 3 * seen.len());
+
+    // Every CWC table times the same eight contenders, so every peer decrypts
+    // too, with the right tag and with a forged one (the loop above: each
+    // with figures in every regime and at every length).
+    let names = |id: &str| -> Vec<&str> {
+        let t = v["tables"].as_array().unwrap().iter().find(|t| t["family"] == "cwc" && t["table"] == id).unwrap();
+        t["contenders"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect()
+    };
+    let encrypt = names("encrypt");
+    assert_eq!(encrypt.len(), 8, "{encrypt:?}");
+    for peer in ["OpenSSL GCM", "RustCrypto GCM", "aws-lc-rs GCM", "ring GCM", "aws-lc-rs ChaCha", "ring ChaCha"] {
+        assert!(encrypt.contains(&peer), "{peer} in {encrypt:?}");
+    }
+    let others =
+        ["encrypt-precomputed", "decrypt", "decrypt-precomputed", "decrypt-forged", "decrypt-forged-precomputed"];
+    for id in others {
+        assert_eq!(names(id), encrypt, "cwc {id}");
+    }
+    // The checks before timing opened the known answers and refused forged tags.
+    let checks: Vec<&str> = v["checks"].as_array().unwrap().iter().map(|c| c["detail"].as_str().unwrap()).collect();
+    for (what, needle) in [
+        ("CWC vectors", "decrypt calls given them the plaintext"),
+        ("GCM test cases", "aws-lc-rs GCM, ring GCM"),
+        ("random inputs", "one bit flipped"),
+    ] {
+        assert!(checks.iter().any(|c| c.contains(needle)), "{what}: no check says {needle:?}: {checks:?}");
+    }
 }
 
 #[test]
@@ -119,6 +146,27 @@ fn a_wrong_answer_aborts_before_any_timing() {
     });
     let stderr = failed_smoke_run(&[], dir.path());
     assert!(stderr.contains("self-check failed") && stderr.contains("appendix-A-1"), "{stderr}");
+}
+
+#[test]
+fn a_wrong_cwc_vector_aborts_the_cwc_family() {
+    // The tag of the first CWC vector changed: the encrypt and the decrypt
+    // checks both hold the contenders to it.
+    let dir = edited_shared(|f, text| {
+        if f != "cwc.json" {
+            return text;
+        }
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let draft =
+            v["groups"].as_array_mut().unwrap().iter_mut().find(|g| g["name"] == "draft-irtf-cfrg-cwc").unwrap();
+        let first = draft["vectors"].as_array_mut().unwrap().iter_mut().find(|t| t["aad_len"] == 0).unwrap();
+        let ct = first["ct"].as_str().unwrap();
+        let flipped = format!("{}{}", &ct[..ct.len() - 1], if ct.ends_with('0') { '1' } else { '0' });
+        first["ct"] = serde_json::Value::String(flipped);
+        serde_json::to_string(&v).unwrap()
+    });
+    let stderr = failed_smoke_run(&["--family", "cwc"], dir.path());
+    assert!(stderr.contains("equal-output check failed") && stderr.contains("cwc.json"), "{stderr}");
 }
 
 #[test]

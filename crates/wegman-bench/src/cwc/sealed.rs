@@ -29,14 +29,11 @@ use crate::peers::openssl::{self, AeadAlg, Libcrypto};
 use crate::workload::ALIGN;
 
 /// The encryptions that make the tags: one implementation per AEAD, keyed
-/// once per slot. Which one does not matter (the checks hold every
-/// contender to the same answers); these are independent of OpenSSL where
-/// there is a choice.
+/// once per slot. Which one does not matter: the checks hold the tags made
+/// here to the known answers, and every contender to the same answers.
 enum Sealer {
     Cwc(Vec<CwcKey>),
     Gcm(Vec<Aes128Gcm>),
-    /// OpenSSL: the only other ChaCha20-Poly1305 linked with an encrypt call
-    /// to a caller's buffer (libsodium's is only used as a check).
     ChaCha(RefCell<Vec<openssl::Aead>>),
 }
 
