@@ -75,6 +75,23 @@ impl Cipher {
         })
     }
 
+    /// Start loading the AES schedule and, if a run of `len` bytes will use
+    /// them, the VAES round keys (a key among many is not in cache).
+    #[inline]
+    pub(crate) fn prefetch_for(&self, len: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(w) = &self.wide {
+            use super::backend::x86_vaes;
+            x86_vaes::prefetch(&self.aes);
+            if len >= x86_vaes::MIN_BYTES
+                && let Some(k) = w.keys.get()
+            {
+                x86_vaes::prefetch(&**k);
+            }
+        }
+        let _ = len;
+    }
+
     pub(crate) fn key_bytes(&self) -> usize {
         match self.aes {
             Aes::Aes128(_) => 16,

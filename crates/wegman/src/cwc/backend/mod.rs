@@ -50,6 +50,19 @@ impl HashKey {
         HashKey::Portable(p)
     }
 
+    /// Start loading the lane powers if a run of `len` bytes will use them.
+    #[inline]
+    pub(crate) fn prefetch_for(&self, len: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if let HashKey::Ifma(_, lanes, _) = self
+            && len >= x86_avx512ifma::MIN_BYTES
+            && let Some(p) = lanes.get()
+        {
+            x86_vaes::prefetch(&**p);
+        }
+        let _ = len;
+    }
+
     /// Which backend this key's hash runs on.
     pub(crate) fn platform(&self) -> Platform {
         match self {
