@@ -12,6 +12,10 @@ use crate::cpu::Features;
 use crate::ct;
 use crate::error::Error;
 
+/// Messages up to this long are decrypted with their keystream and the MAC
+/// pad from one AES call (31 blocks: the counter mode's batch less the pad).
+const SHORT_BYTES: usize = 496;
+
 /// A CWC tag: the first `len` (1..=16) bytes of τ. `==` compares in
 /// constant time (no early exit on the first differing byte).
 #[derive(Clone, Copy)]
@@ -50,6 +54,21 @@ impl fmt::Debug for Tag {
         }
         write!(f, ")")
     }
+}
+
+/// `mine` (computed with `tag.len()` bytes) equals `tag`, in constant time:
+/// both zero-padded to 16 bytes (the length is public) and compared as two
+/// words (`ct::eq16`), not byte by byte.
+pub(crate) fn tag_eq(mine: &Tag, tag: &[u8]) -> bool {
+    debug_assert_eq!(mine.len, tag.len());
+    if let Ok(full) = <&[u8; TAG_BYTES]>::try_from(tag) {
+        // The usual 16-byte tag: compared where it lies (a padded copy made
+        // by a variable-length store stalls the 16-byte load that follows).
+        return ct::eq16(&mine.bytes, full);
+    }
+    let mut given = [0u8; TAG_BYTES];
+    given[..tag.len()].copy_from_slice(tag);
+    ct::eq16(&mine.bytes, &given)
 }
 
 pub(crate) fn check_tag_len(tag_len: usize) -> Result<(), Error> {
@@ -140,9 +159,44 @@ impl CwcKey {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
-        self.verify_detached(nonce, aad, buf, tag)?;
-        Ctr::new(nonce).apply(&self.cipher, buf);
-        Ok(())
+        if buf.len() > SHORT_BYTES {
+            self.verify_detached(nonce, aad, buf, tag)?;
+            Ctr::new(nonce).apply(&self.cipher, buf);
+            return Ok(());
+        }
+        check_tag_len(tag.len())?;
+        check_len("associated data", aad.len() as u64)?;
+        if buf.len() <= 64 {
+            self.decrypt_short::<64>(nonce, aad, buf, tag)
+        } else {
+            self.decrypt_short::<SHORT_BYTES>(nonce, aad, buf, tag)
+        }
+    }
+
+    /// CWC-DEC of at most `N` bytes: the pad and the keystream from one AES
+    /// call (as encryption does) into an N-byte stack buffer, kept aside
+    /// until the tag has verified, then wiped.
+    fn decrypt_short<const N: usize>(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        buf: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        self.prefetch_for(aad.len(), buf.len());
+        let mut ks = [0u8; N];
+        let ks = &mut ks[..buf.len()];
+        let mut pad = Ctr::new(nonce).apply_with_pad(&self.cipher, ks);
+        let mine = self.mac_of(hash::whole(&self.hash, aad, buf), &pad, tag.len());
+        pad.zeroize();
+        let ok = tag_eq(&mine, tag);
+        if ok {
+            for (b, k) in buf.iter_mut().zip(ks.iter()) {
+                *b ^= k;
+            }
+        }
+        ks.zeroize();
+        if ok { Ok(()) } else { Err(Error::TagMismatch) }
     }
 
     /// Only the tag check of CWC-DEC (no decryption).
@@ -161,7 +215,7 @@ impl CwcKey {
         self.cipher.encrypt(&mut pad);
         let mine = self.mac_of(hash::whole(&self.hash, aad, ciphertext), &pad, tag.len());
         pad.zeroize();
-        if ct::eq(mine.as_slice(), tag) { Ok(()) } else { Err(Error::TagMismatch) }
+        if tag_eq(&mine, tag) { Ok(()) } else { Err(Error::TagMismatch) }
     }
 
     /// CWC-ENC: `ciphertext || tag`.
@@ -196,9 +250,9 @@ impl CwcKey {
         // |C| < tl: INVALID
         let split = sealed.len().checked_sub(tag_len).ok_or(Error::TagMismatch)?;
         let (c, tag) = sealed.split_at(split);
-        self.verify_detached(nonce, aad, c, tag)?;
         let mut out = c.to_vec();
-        Ctr::new(nonce).apply(&self.cipher, &mut out);
+        // On a bad tag `out` still holds the ciphertext (public) and is dropped.
+        self.decrypt_detached(nonce, aad, &mut out, tag)?;
         Ok(out)
     }
 
@@ -292,6 +346,21 @@ impl fmt::Debug for CwcKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tag_eq_accepts_equal_tags_and_rejects_every_bit_flip_at_every_length() {
+        for len in 1..=TAG_BYTES {
+            let mut bytes = [0u8; TAG_BYTES];
+            bytes[..len].iter_mut().enumerate().for_each(|(i, b)| *b = (i as u8).wrapping_mul(0x3b) ^ 0xc5);
+            let mine = Tag { bytes, len };
+            assert!(tag_eq(&mine, &bytes[..len]));
+            for bit in 0..8 * len {
+                let mut t = bytes;
+                t[bit / 8] ^= 1 << (bit % 8);
+                assert!(!tag_eq(&mine, &t[..len]), "len {len} bit {bit}");
+            }
+        }
+    }
 
     #[test]
     fn tag_equality_is_exact() {

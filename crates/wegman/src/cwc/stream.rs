@@ -116,7 +116,7 @@ impl<'k> Verifier<'k> {
         // ciphertext: wiped whenever it drops, on every path.
         let verified = Zeroizing::new(self.hash.clone().finalize(&self.key.hash));
         let mine = self.key.mac(&self.nonce, self.hash, self.tag_len);
-        if !ct::eq(mine.as_slice(), tag) {
+        if !super::key::tag_eq(&mine, tag) {
             return Err(Error::TagMismatch);
         }
         Ok(Decryptor { key: self.key, ctr: Ctr::new(&self.nonce), hash: self.second, verified, len })
