@@ -145,9 +145,7 @@ impl CwcKey {
         check_len("message", buf.len() as u64)?;
         self.prefetch_for(aad.len(), buf.len());
         let mut pad = Ctr::new(nonce).apply_with_pad(&self.cipher, buf);
-        let tag = self.mac_of(hash::whole(&self.hash, aad, buf), &pad, tag_len);
-        pad.zeroize();
-        Ok(tag)
+        Ok(self.tag_whole(aad, buf, &mut pad, tag_len))
     }
 
     /// CWC-DEC in place: verifies `tag` (its length is the mode's tl, 1..=16)
@@ -187,8 +185,7 @@ impl CwcKey {
         let mut ks = [0u8; N];
         let ks = &mut ks[..buf.len()];
         let mut pad = Ctr::new(nonce).apply_with_pad(&self.cipher, ks);
-        let mine = self.mac_of(hash::whole(&self.hash, aad, buf), &pad, tag.len());
-        pad.zeroize();
+        let mine = self.tag_whole(aad, buf, &mut pad, tag.len());
         let ok = tag_eq(&mine, tag);
         if ok {
             for (b, k) in buf.iter_mut().zip(ks.iter()) {
@@ -213,8 +210,7 @@ impl CwcKey {
         self.prefetch_for(aad.len(), ciphertext.len());
         let mut pad = counter_block(nonce, 0);
         self.cipher.encrypt(&mut pad);
-        let mine = self.mac_of(hash::whole(&self.hash, aad, ciphertext), &pad, tag.len());
-        pad.zeroize();
+        let mine = self.tag_whole(aad, ciphertext, &mut pad, tag.len());
         if tag_eq(&mine, tag) { Ok(()) } else { Err(Error::TagMismatch) }
     }
 
@@ -270,6 +266,14 @@ impl CwcKey {
         let mut pad = counter_block(nonce, 0);
         self.cipher.encrypt(&mut pad);
         let tag = self.mac_of(h.finalize(&self.hash), &pad, tag_len);
+        pad.zeroize();
+        tag
+    }
+
+    /// The tag of a whole message (`aad`, `ciphertext`) hashed at once
+    /// (`hash::whole`) under the MAC pad `pad`, which is wiped.
+    fn tag_whole(&self, aad: &[u8], ciphertext: &[u8], pad: &mut [u8; 16], tag_len: usize) -> Tag {
+        let tag = self.mac_of(hash::whole(&self.hash, aad, ciphertext), pad, tag_len);
         pad.zeroize();
         tag
     }
