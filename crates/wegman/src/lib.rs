@@ -39,6 +39,8 @@ pub mod mmh;
 pub mod nonce;
 pub mod platform;
 pub mod poly1305aes;
+#[allow(unsafe_code)]
+mod prefetch;
 
 pub use error::{Error, RRule};
 

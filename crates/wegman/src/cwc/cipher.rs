@@ -29,9 +29,9 @@ enum Aes {
 #[derive(Clone)]
 struct Wide {
     token: crate::cpu::Vaes,
-    /// The AES key in its first `len` bytes (inline: no heap copy to wipe).
+    /// The AES key in its first `Cipher::key_bytes()` bytes (inline: no
+    /// heap copy to wipe).
     key: [u8; 32],
-    len: usize,
     /// Boxed: a key that never needs them carries (and moves) 8 bytes, not 240.
     keys: std::sync::OnceLock<Box<super::backend::x86_vaes::RoundKeys>>,
 }
@@ -62,7 +62,7 @@ impl Cipher {
         };
         #[cfg(target_arch = "x86_64")]
         let wide = features.vaes().map(|token| {
-            let mut w = Wide { token, key: [0; 32], len: key.len(), keys: std::sync::OnceLock::new() };
+            let mut w = Wide { token, key: [0; 32], keys: std::sync::OnceLock::new() };
             w.key[..key.len()].copy_from_slice(key);
             w
         });
@@ -82,11 +82,11 @@ impl Cipher {
         #[cfg(target_arch = "x86_64")]
         if let Some(w) = &self.wide {
             use super::backend::x86_vaes;
-            x86_vaes::prefetch(&self.aes);
+            crate::prefetch::lines(&self.aes);
             if len >= x86_vaes::MIN_BYTES
                 && let Some(k) = w.keys.get()
             {
-                x86_vaes::prefetch(&**k);
+                crate::prefetch::lines(&**k);
             }
         }
         let _ = len;
@@ -129,7 +129,8 @@ impl Cipher {
             use super::backend::x86_vaes;
             let n = data.len() & !15;
             if n >= x86_vaes::MIN_BYTES {
-                let keys = w.keys.get_or_init(|| Box::new(x86_vaes::RoundKeys::new(w.token, &w.key[..w.len])));
+                let keys =
+                    w.keys.get_or_init(|| Box::new(x86_vaes::RoundKeys::new(w.token, &w.key[..self.key_bytes()])));
                 let first = u32::try_from(first).expect("the mode's limit keeps counters below 2^32");
                 x86_vaes::apply(w.token, keys, nonce, first, &mut data[..n]);
                 return n;

@@ -58,7 +58,7 @@ impl HashKey {
             && len >= x86_avx512ifma::MIN_BYTES
             && let Some(p) = lanes.get()
         {
-            x86_vaes::prefetch(&**p);
+            crate::prefetch::lines(&**p);
         }
         let _ = len;
     }

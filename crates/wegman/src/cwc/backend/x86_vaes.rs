@@ -94,18 +94,6 @@ impl RoundKeys {
     }
 }
 
-/// Ask for every cache line of `x` (a key's table): with many keys in use
-/// a key's tables are not in cache, and each sits behind a pointer, so
-/// fetched on first use they would be waited for one after another. A
-/// prefetch never faults and reads nothing into the program.
-pub(crate) fn prefetch<T>(x: &T) {
-    let p = (x as *const T).cast::<u8>();
-    for off in (0..core::mem::size_of::<T>()).step_by(64) {
-        // SAFETY: SSE (baseline on x86-64); the address is inside `x`.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off).cast()) };
-    }
-}
-
 /// XOR the keystream blocks `first`, `first + 1`, … of nonce `nonce` into
 /// `data` (a multiple of 16 bytes; `first + data.len() / 16` at most 2^32).
 pub(crate) fn apply(token: Vaes, keys: &RoundKeys, nonce: &[u8; 11], first: u32, data: &mut [u8]) {

@@ -210,14 +210,7 @@ impl Powers {
     /// the lanes start and r^1 … r^15 only after the last group, where a
     /// miss would wait at the end of the loop instead of under it.
     pub(crate) fn prefetch(&self) {
-        for limb in &self.l {
-            for half in limb.chunks_exact(8) {
-                // SAFETY: SSE (baseline on x86-64); a prefetch never faults
-                // and reads nothing into the program, and the address is in
-                // the table anyway.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(half.as_ptr().cast()) };
-            }
-        }
+        crate::prefetch::lines(&self.l);
     }
 
     /// r^1 … r^count (count 8 or 16) by doubling in the lanes: r^2 in
