@@ -31,72 +31,58 @@ pub trait RingApi {
     fn open(key: &Self::Key, nonce: &[u8; 12], buf: &mut [u8]) -> bool;
 }
 
-/// aws-lc-rs: Rust bindings to AWS-LC (BoringSSL's descendant, with its
-/// assembly).
-pub enum AwsLc {}
+/// One `RingApi` impl per crate: the calls are spelled the same in both,
+/// only the crate path and the names differ.
+macro_rules! ring_api {
+    ($(#[$doc:meta])* $ty:ident, $krate:ident, $names:expr) => {
+        $(#[$doc])*
+        pub enum $ty {}
 
-impl RingApi for AwsLc {
-    type Key = aws_lc_rs::aead::LessSafeKey;
-    const NAMES: [&'static str; 2] = ["aws-lc-rs GCM", "aws-lc-rs ChaCha"];
+        impl RingApi for $ty {
+            type Key = $krate::aead::LessSafeKey;
+            const NAMES: [&'static str; 2] = $names;
 
-    #[inline]
-    fn key(alg: AeadAlg, key: &[u8]) -> Self::Key {
-        use aws_lc_rs::aead::{AES_128_GCM, CHACHA20_POLY1305, LessSafeKey, UnboundKey};
-        let alg = match alg {
-            AeadAlg::Aes128Gcm => &AES_128_GCM,
-            AeadAlg::ChaCha20Poly1305 => &CHACHA20_POLY1305,
-        };
-        LessSafeKey::new(UnboundKey::new(alg, key).expect("the algorithm's key length"))
-    }
+            #[inline]
+            fn key(alg: AeadAlg, key: &[u8]) -> Self::Key {
+                use $krate::aead::{AES_128_GCM, CHACHA20_POLY1305, LessSafeKey, UnboundKey};
+                let alg = match alg {
+                    AeadAlg::Aes128Gcm => &AES_128_GCM,
+                    AeadAlg::ChaCha20Poly1305 => &CHACHA20_POLY1305,
+                };
+                LessSafeKey::new(UnboundKey::new(alg, key).expect("the algorithm's key length"))
+            }
 
-    #[inline]
-    fn seal(key: &Self::Key, nonce: &[u8; 12], buf: &mut [u8]) -> [u8; TAG] {
-        use aws_lc_rs::aead::{Aad, Nonce};
-        let tag = key
-            .seal_in_place_separate_tag(Nonce::assume_unique_for_key(*nonce), Aad::empty(), buf)
-            .expect("length within the AEAD's limit");
-        tag.as_ref().try_into().expect("16-byte tag")
-    }
+            #[inline]
+            fn seal(key: &Self::Key, nonce: &[u8; 12], buf: &mut [u8]) -> [u8; TAG] {
+                use $krate::aead::{Aad, Nonce};
+                let tag = key
+                    .seal_in_place_separate_tag(Nonce::assume_unique_for_key(*nonce), Aad::empty(), buf)
+                    .expect("length within the AEAD's limit");
+                tag.as_ref().try_into().expect("16-byte tag")
+            }
 
-    #[inline]
-    fn open(key: &Self::Key, nonce: &[u8; 12], buf: &mut [u8]) -> bool {
-        use aws_lc_rs::aead::{Aad, Nonce};
-        key.open_in_place(Nonce::assume_unique_for_key(*nonce), Aad::empty(), buf).is_ok()
-    }
+            #[inline]
+            fn open(key: &Self::Key, nonce: &[u8; 12], buf: &mut [u8]) -> bool {
+                use $krate::aead::{Aad, Nonce};
+                key.open_in_place(Nonce::assume_unique_for_key(*nonce), Aad::empty(), buf).is_ok()
+            }
+        }
+    };
 }
 
-/// ring: BoringSSL-derived assembly behind a Rust API.
-pub enum Ring {}
-
-impl RingApi for Ring {
-    type Key = ring::aead::LessSafeKey;
-    const NAMES: [&'static str; 2] = ["ring GCM", "ring ChaCha"];
-
-    #[inline]
-    fn key(alg: AeadAlg, key: &[u8]) -> Self::Key {
-        use ring::aead::{AES_128_GCM, CHACHA20_POLY1305, LessSafeKey, UnboundKey};
-        let alg = match alg {
-            AeadAlg::Aes128Gcm => &AES_128_GCM,
-            AeadAlg::ChaCha20Poly1305 => &CHACHA20_POLY1305,
-        };
-        LessSafeKey::new(UnboundKey::new(alg, key).expect("the algorithm's key length"))
-    }
-
-    #[inline]
-    fn seal(key: &Self::Key, nonce: &[u8; 12], buf: &mut [u8]) -> [u8; TAG] {
-        use ring::aead::{Aad, Nonce};
-        let tag = key
-            .seal_in_place_separate_tag(Nonce::assume_unique_for_key(*nonce), Aad::empty(), buf)
-            .expect("length within the AEAD's limit");
-        tag.as_ref().try_into().expect("16-byte tag")
-    }
-
-    #[inline]
-    fn open(key: &Self::Key, nonce: &[u8; 12], buf: &mut [u8]) -> bool {
-        use ring::aead::{Aad, Nonce};
-        key.open_in_place(Nonce::assume_unique_for_key(*nonce), Aad::empty(), buf).is_ok()
-    }
-}
+ring_api!(
+    /// aws-lc-rs: Rust bindings to AWS-LC (BoringSSL's descendant, with its
+    /// assembly).
+    AwsLc,
+    aws_lc_rs,
+    ["aws-lc-rs GCM", "aws-lc-rs ChaCha"]
+);
+ring_api!(
+    /// ring: BoringSSL-derived assembly behind a Rust API.
+    Ring,
+    ring,
+    ["ring GCM", "ring ChaCha"]
+);
 
 /// `C`'s table name for `alg`.
 fn name<C: RingApi>(alg: AeadAlg) -> &'static str {
