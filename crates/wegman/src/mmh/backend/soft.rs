@@ -112,22 +112,49 @@ pub(crate) fn nmh32(x: &[u32], m: &[u32; K]) -> u32 {
 
 /// MMH64 of one block (spec §1):
 /// `((Σ m[i]·x[i]) mod 2^128) mod (2^64 + 13)) mod 2^64`, using `x[0..32)`.
-///
-/// Accumulator: each product ≤ (2^64 − 1)² = 2^128 − 2^65 + 1; `sum` holds the
-/// running total mod 2^128 (any u128).
 #[inline]
 pub(crate) fn mmh64(x: &[u64], m: &[u64; K]) -> u64 {
-    let x = &x[..K];
-    // Four independent sums (mod 2^128, as the definition's), added at the
-    // end: one 128-bit add-with-carry chain would serialize the products.
-    let mut sum = [0u128; 4];
-    for (xs, ms) in x.chunks_exact(4).zip(m.chunks_exact(4)) {
-        for ((s, &xi), &mi) in sum.iter_mut().zip(xs).zip(ms) {
-            *s = s.wrapping_add(u128::from(mi) * u128::from(xi));
+    let [h] = mmh64_words::<1>(x, |i| m[i]);
+    h
+}
+
+/// MMH64's first N Toeplitz outputs of one block whose i-th word is
+/// `word(i)`: output t uses `x[t..t+32)`. Each word is read once and
+/// multiplied by the N key words it meets.
+///
+/// Accumulators: each product ≤ (2^64 − 1)² = 2^128 − 2^65 + 1; every sum
+/// holds its running total mod 2^128 (any u128), as the definition's. Four
+/// independent sums per block (two per output for N = 2), added at the
+/// end: one 128-bit add-with-carry chain would serialize the products.
+#[inline(always)]
+fn mmh64_words<const N: usize>(x: &[u64], word: impl Fn(usize) -> u64) -> [u64; N] {
+    const CHAINS: usize = 4;
+    let x = &x[..K + N - 1];
+    let mut sum = [[0u128; CHAINS]; N];
+    for i in (0..K).step_by(CHAINS) {
+        let m: [u64; CHAINS] = core::array::from_fn(|c| word(i + c));
+        for (t, s) in sum.iter_mut().enumerate() {
+            for (c, s) in s.iter_mut().enumerate() {
+                *s = s.wrapping_add(u128::from(m[c]) * u128::from(x[t + i + c]));
+            }
         }
     }
-    let total = sum[0].wrapping_add(sum[1]).wrapping_add(sum[2].wrapping_add(sum[3]));
-    reduce128::<64, 13>(total) as u64
+    core::array::from_fn(|t| {
+        let s = &sum[t];
+        let total = s[0].wrapping_add(s[1]).wrapping_add(s[2].wrapping_add(s[3]));
+        reduce128::<64, 13>(total) as u64
+    })
+}
+
+/// [`mmh64_words`] over the 8-byte little-endian words of a 256-byte block.
+#[inline(always)]
+fn mmh64_block<const N: usize>(x: &[u64], block: &[u8]) -> [u64; N] {
+    let block: &[u8; 8 * K] = block.try_into().expect("a 256-byte block");
+    mmh64_words::<N>(x, |i| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&block[8 * i..8 * i + 8]);
+        u64::from_le_bytes(w)
+    })
 }
 
 /// The n-fold Toeplitz variant (paper §2.4): output t is MMH32 under `x[t..t+32)`.
@@ -139,7 +166,7 @@ pub(crate) fn mmh32_toeplitz<const N: usize>(x: &[u32], m: &[u32; K]) -> [u32; N
 /// The n-fold Toeplitz variant of MMH64: output t is MMH64 under `x[t..t+32)`.
 #[inline]
 pub(crate) fn mmh64_toeplitz<const N: usize>(x: &[u64], m: &[u64; K]) -> [u64; N] {
-    core::array::from_fn(|t| mmh64(&x[t..], m))
+    mmh64_words::<N>(x, |i| m[i])
 }
 
 /// The k little-endian 32-bit words of a 128-byte block.
@@ -148,16 +175,6 @@ fn words32(block: &[u8]) -> [u32; K] {
     let mut w = [0u32; K];
     for (d, c) in w.iter_mut().zip(block.chunks_exact(4)) {
         *d = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-    }
-    w
-}
-
-/// The k little-endian 64-bit words of a 256-byte block.
-#[inline(always)]
-fn words64(block: &[u8]) -> [u64; K] {
-    let mut w = [0u64; K];
-    for (d, c) in w.iter_mut().zip(block.chunks_exact(8)) {
-        *d = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
     }
     w
 }
@@ -172,11 +189,11 @@ fn each32<const N: usize>(blocks: &[u8], out: &mut [u8], f: impl Fn(&[u32; K]) -
     }
 }
 
-/// Apply `f` to every 256-byte block of `blocks`, writing its N words little-endian to `out`.
+/// MMH64's N Toeplitz outputs of every 256-byte block of `blocks`, little-endian to `out`.
 #[inline(always)]
-fn each64<const N: usize>(blocks: &[u8], out: &mut [u8], f: impl Fn(&[u64; K]) -> [u64; N]) {
+fn each64<const N: usize>(x: &[u64], blocks: &[u8], out: &mut [u8]) {
     for (b, o) in blocks.chunks_exact(8 * K).zip(out.chunks_exact_mut(8 * N)) {
-        for (w, d) in f(&words64(b)).iter().zip(o.chunks_exact_mut(8)) {
+        for (w, d) in mmh64_block::<N>(x, b).iter().zip(o.chunks_exact_mut(8)) {
             d.copy_from_slice(&w.to_le_bytes());
         }
     }
@@ -263,8 +280,8 @@ impl Keys {
             Words::W64(v) => {
                 let x = &v[level * stride..(level + 1) * stride];
                 match alg {
-                    Alg::Mmh64 => each64(blocks, out, |m| [mmh64(x, m)]),
-                    Alg::Mmh64x2 => each64(blocks, out, |m| mmh64_toeplitz::<2>(x, m)),
+                    Alg::Mmh64 => each64::<1>(x, blocks, out),
+                    Alg::Mmh64x2 => each64::<2>(x, blocks, out),
                     _ => unreachable!("32-bit algorithms hold 32-bit keys"),
                 }
             }
