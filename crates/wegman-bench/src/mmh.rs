@@ -59,25 +59,10 @@ fn call_text(alg: Alg) -> [&'static str; 2] {
 }
 
 /// "ALG[BACKEND]": the algorithm and `platform`, the backend a key of it
-/// reports (the backend that runs, one-shot or precomputed).
+/// reports (the backend that runs, one-shot or precomputed). Made once per
+/// row and kept for the run (rows are labelled with `&'static str`).
 fn labelled(alg: Alg, platform: wegman::platform::Platform) -> &'static str {
-    let avx2 = platform == wegman::platform::Platform::Avx2;
-    macro_rules! names {
-        ($($a:ident => $p:literal, $v:literal;)*) => {
-            match alg {
-                $(Alg::$a => if avx2 { $v } else { $p },)*
-            }
-        };
-    }
-    names! {
-        Mmh32 => "mmh32[portable]", "mmh32[avx2]";
-        Mmh32x2 => "mmh32x2[portable]", "mmh32x2[avx2]";
-        Mmh32x3 => "mmh32x3[portable]", "mmh32x3[avx2]";
-        Mmh32x4 => "mmh32x4[portable]", "mmh32x4[avx2]";
-        Nmh32 => "nmh32[portable]", "nmh32[avx2]";
-        Mmh64 => "mmh64[portable]", "mmh64[avx2]";
-        Mmh64x2 => "mmh64x2[portable]", "mmh64x2[avx2]";
-    }
+    Box::leak(format!("{}[{}]", alg.name(), platform.name()).into_boxed_str())
 }
 
 /// `mmh::mac(alg, key, n, m)`.

@@ -13,7 +13,11 @@ use wegman_ref::mmh as reference;
 
 /// The label a key of `alg` must report on `features`.
 fn expected(alg: Alg, features: Features) -> Platform {
-    if features.avx2().is_some() && alg.word_bytes() == 4 { Platform::Avx2 } else { Platform::Portable }
+    match (alg.word_bytes(), features.avx2(), features.avx512ifma()) {
+        (4, Some(_), _) => Platform::Avx2,
+        (8, _, Some(_)) => Platform::Avx512Ifma,
+        _ => Platform::Portable,
+    }
 }
 
 fn key_on(alg: Alg, key: &[u8; 32], features: Features) -> MacKey {

@@ -8,13 +8,19 @@
 //!
 //! - `soft.rs`: portable, every algorithm.
 //! - `x86_avx2.rs`: AVX2 `vpmuludq` for the 32-bit algorithms (MMH32, its
-//!   Toeplitz variants, NMH32); MMH64 keys on an AVX2 CPU run the portable
-//!   code. The key words are the portable backend's; only `compress` differs.
+//!   Toeplitz variants, NMH32).
+//! - `x86_avx512ifma.rs`: AVX-512 IFMA for MMH64 and MMH64x2; MMH64 keys on
+//!   a CPU without IFMA run the portable code.
+//!
+//! The key words are the portable backend's; only `compress` differs.
 
 mod soft;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86_avx512ifma;
 
 use super::alg::Alg;
 use crate::cpu::Features;
@@ -27,14 +33,18 @@ pub(crate) enum Keys {
     Portable(soft::Keys),
     #[cfg(target_arch = "x86_64")]
     Avx2(soft::Keys, crate::cpu::Avx2),
+    #[cfg(target_arch = "x86_64")]
+    Avx512Ifma(soft::Keys, crate::cpu::Avx512Ifma),
 }
 
 impl Keys {
     /// No levels yet; add them with [`Keys::push_level`].
     pub(crate) fn new(alg: Alg, features: Features) -> Self {
         #[cfg(target_arch = "x86_64")]
-        if let (Some(token), false) = (features.avx2(), alg.word_bytes() == 8) {
-            return Keys::Avx2(soft::Keys::new(alg), token);
+        match (alg.word_bytes(), features.avx2(), features.avx512ifma()) {
+            (4, Some(token), _) => return Keys::Avx2(soft::Keys::new(alg), token),
+            (8, _, Some(token)) => return Keys::Avx512Ifma(soft::Keys::new(alg), token),
+            _ => {}
         }
         let _ = features;
         Keys::Portable(soft::Keys::new(alg))
@@ -45,6 +55,8 @@ impl Keys {
             Keys::Portable(_) => Platform::Portable,
             #[cfg(target_arch = "x86_64")]
             Keys::Avx2(..) => Platform::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Keys::Avx512Ifma(..) => Platform::Avx512Ifma,
         }
     }
 
@@ -54,7 +66,7 @@ impl Keys {
         match self {
             Keys::Portable(k) => k,
             #[cfg(target_arch = "x86_64")]
-            Keys::Avx2(k, _) => k,
+            Keys::Avx2(k, _) | Keys::Avx512Ifma(k, _) => k,
         }
     }
 
@@ -62,7 +74,7 @@ impl Keys {
         match self {
             Keys::Portable(k) => k,
             #[cfg(target_arch = "x86_64")]
-            Keys::Avx2(k, _) => k,
+            Keys::Avx2(k, _) | Keys::Avx512Ifma(k, _) => k,
         }
     }
 
@@ -86,6 +98,11 @@ impl Keys {
             #[cfg(target_arch = "x86_64")]
             Keys::Avx2(k, token) => match k.level32(level) {
                 Some(x) => x86_avx2::compress32(*token, k.alg(), x, blocks, out),
+                None => k.compress(level, blocks, out),
+            },
+            #[cfg(target_arch = "x86_64")]
+            Keys::Avx512Ifma(k, token) => match k.level64(level) {
+                Some(x) => x86_avx512ifma::compress64(*token, k.alg(), x, blocks, out),
                 None => k.compress(level, blocks, out),
             },
         }

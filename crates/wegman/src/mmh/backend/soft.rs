@@ -297,6 +297,15 @@ impl Keys {
         }
     }
 
+    /// Level `level`'s key words, for MMH64 (None for a 32-bit algorithm).
+    pub(crate) fn level64(&self, level: usize) -> Option<&[u64]> {
+        let stride = self.alg.level_key_words();
+        match &self.words {
+            Words::W64(v) => Some(&v[level * stride..(level + 1) * stride]),
+            Words::W32(_) => None,
+        }
+    }
+
     pub(crate) fn alg(&self) -> Alg {
         self.alg
     }
