@@ -78,7 +78,11 @@ fn parse(args: &CheckArgs, key: &AnyKey, mname: &str, sink: &mut dyn Sink) -> Re
         p.raw.push(line);
         if p.seal.is_some() {
             p.malformed += 1;
-            warn(args, sink, format_args!("{mname}: {}: line after the manifest's seal, which does not cover it", no + 1));
+            warn(
+                args,
+                sink,
+                format_args!("{mname}: {}: line after the manifest's seal, which does not cover it", no + 1),
+            );
             continue;
         }
         let alg = match &entry {
@@ -190,17 +194,29 @@ pub fn run_to(args: &CheckArgs, sink: &mut dyn Sink) -> Result<u8, String> {
 
     let v1 = lines.iter().filter(|l| l.version == 1).count();
     if malformed > 0 {
-        warn(args, sink, format_args!("WARNING: {malformed} line{} improperly formatted", plural(malformed, " is", "s are")));
+        warn(
+            args,
+            sink,
+            format_args!("WARNING: {malformed} line{} improperly formatted", plural(malformed, " is", "s are")),
+        );
     }
     if v1 > 0 {
-        warn(args, sink, format_args!(
-            "WARNING: {v1} line{} in the old format (version 1): its tag covers the file's content but not its \
+        warn(
+            args,
+            sink,
+            format_args!(
+                "WARNING: {v1} line{} in the old format (version 1): its tag covers the file's content but not its \
              name",
-            plural(v1, " is", "s are")
-        ));
+                plural(v1, " is", "s are")
+            ),
+        );
     }
     if unreadable > 0 {
-        warn(args, sink, format_args!("WARNING: {unreadable} listed file{} could not be read", plural(unreadable, "", "s")));
+        warn(
+            args,
+            sink,
+            format_args!("WARNING: {unreadable} listed file{} could not be read", plural(unreadable, "", "s")),
+        );
     }
     if failed > 0 {
         warn(args, sink, format_args!("WARNING: {failed} computed tag{} did NOT match", plural(failed, "", "s")));
@@ -208,17 +224,25 @@ pub fn run_to(args: &CheckArgs, sink: &mut dyn Sink) -> Result<u8, String> {
     let seal_failed = match sealed {
         Some(true) => false,
         Some(false) => {
-            warn(args, sink, format_args!(
-                "WARNING: {mname}: the seal does NOT verify: lines were removed, added, reordered or changed"
-            ));
+            warn(
+                args,
+                sink,
+                format_args!(
+                    "WARNING: {mname}: the seal does NOT verify: lines were removed, added, reordered or changed"
+                ),
+            );
             true
         }
         None if args.allow_unsealed => false,
         None => {
-            warn(args, sink, format_args!(
-                "WARNING: {mname}: no seal line, so lines could have been removed, added or reordered \
+            warn(
+                args,
+                sink,
+                format_args!(
+                    "WARNING: {mname}: no seal line, so lines could have been removed, added or reordered \
                  (`wegman tag` ends every manifest with one; --allow-unsealed checks the lines anyway)"
-            ));
+                ),
+            );
             true
         }
     };
