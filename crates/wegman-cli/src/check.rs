@@ -9,40 +9,41 @@
 //! malformed line makes the run fail with 2, after the well-formed lines
 //! have been checked). docs/manifest.md has the rules.
 
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use crate::algs::{AnyKey, MacAlg};
 use crate::manifest::{Entry, Line, Seal, Sealer};
+use crate::out::{Console, Sink};
 use crate::{input, keyfile, manifest, parallel};
 
 #[derive(Args)]
 pub struct CheckArgs {
     /// Key file the manifest was made with.
     #[arg(short = 'k', long = "key", value_name = "KEYFILE")]
-    key: PathBuf,
+    pub key: PathBuf,
     /// Insist on this algorithm (the key file and each line name theirs anyway).
     #[arg(long, value_name = "ALG")]
-    alg: Option<MacAlg>,
+    pub alg: Option<MacAlg>,
     /// Don't print OK for each successfully verified file.
     #[arg(long)]
-    quiet: bool,
+    pub quiet: bool,
     /// Don't output anything; the exit status shows success.
     #[arg(long)]
-    status: bool,
+    pub status: bool,
     /// Don't fail or report status for missing files.
     #[arg(long)]
-    ignore_missing: bool,
+    pub ignore_missing: bool,
     /// Accept a manifest without a seal line (e.g. one written by an older
     /// wegman): its lines are checked one by one, but lines removed from it,
     /// added to it or reordered in it go unnoticed.
     #[arg(long)]
-    allow_unsealed: bool,
+    pub allow_unsealed: bool,
     /// The manifest made by `wegman tag`; `-` is standard input.
     #[arg(value_name = "MANIFEST")]
-    manifest: PathBuf,
+    pub manifest: PathBuf,
 }
 
 enum Outcome {
@@ -60,13 +61,15 @@ struct Parsed {
     malformed: usize,
 }
 
-fn parse(args: &CheckArgs, key: &AnyKey, mname: &str) -> Result<Parsed, String> {
+/// A warning, unless `--status` silences them.
+fn warn(args: &CheckArgs, sink: &mut dyn Sink, msg: std::fmt::Arguments<'_>) {
+    if !args.status {
+        sink.warn(msg);
+    }
+}
+
+fn parse(args: &CheckArgs, key: &AnyKey, mname: &str, sink: &mut dyn Sink) -> Result<Parsed, String> {
     let label = key.alg().label();
-    let warn = |msg: std::fmt::Arguments<'_>| {
-        if !args.status {
-            crate::out::warn(msg);
-        }
-    };
     let reader = input::open(&args.manifest).map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
     let mut p = Parsed { raw: Vec::new(), files: Vec::new(), seal: None, malformed: 0 };
     for (no, line) in BufReader::new(reader).split(b'\n').enumerate() {
@@ -75,7 +78,11 @@ fn parse(args: &CheckArgs, key: &AnyKey, mname: &str) -> Result<Parsed, String> 
         p.raw.push(line);
         if p.seal.is_some() {
             p.malformed += 1;
-            warn(format_args!("{mname}: {}: line after the manifest's seal, which does not cover it", no + 1));
+            warn(
+                args,
+                sink,
+                format_args!("{mname}: {}: line after the manifest's seal, which does not cover it", no + 1),
+            );
             continue;
         }
         let alg = match &entry {
@@ -86,13 +93,13 @@ fn parse(args: &CheckArgs, key: &AnyKey, mname: &str) -> Result<Parsed, String> 
         match entry {
             _ if alg != key.alg() => {
                 p.malformed += 1;
-                warn(format_args!("{mname}: {}: {} line, but the key is for {label}", no + 1, alg.label()));
+                warn(args, sink, format_args!("{mname}: {}: {} line, but the key is for {label}", no + 1, alg.label()));
             }
             Some(Entry::File(l)) => p.files.push(l),
             Some(Entry::Seal(s)) => p.seal = Some((no, s)),
             None => {
                 p.malformed += 1;
-                warn(format_args!("{mname}: {}: improperly formatted {label} line", no + 1));
+                warn(args, sink, format_args!("{mname}: {}: improperly formatted {label} line", no + 1));
             }
         }
     }
@@ -110,18 +117,34 @@ fn seal_verifies(key: &AnyKey, raw: &[Vec<u8>], seal: &Seal) -> Result<bool, Str
     Ok(valid && counted == seal.lines)
 }
 
+impl CheckArgs {
+    /// `wegman check -k KEY MANIFEST` with no other option.
+    pub fn new(key: PathBuf, manifest: PathBuf) -> Self {
+        CheckArgs {
+            key,
+            alg: None,
+            quiet: false,
+            status: false,
+            ignore_missing: false,
+            allow_unsealed: false,
+            manifest,
+        }
+    }
+}
+
 pub fn run(args: &CheckArgs) -> Result<u8, String> {
+    run_to(args, &mut Console)
+}
+
+/// `wegman check` with its lines and warnings sent to `sink`; returns the
+/// exit status (0 all verified, 1 a failure, 2 a malformed manifest).
+pub fn run_to(args: &CheckArgs, sink: &mut dyn Sink) -> Result<u8, String> {
     let key = keyfile::read_any(&args.key, args.alg)?;
     let label = key.alg().label();
     let mname = args.manifest.display().to_string();
-    let warn = |msg: std::fmt::Arguments<'_>| {
-        if !args.status {
-            crate::out::warn(msg);
-        }
-    };
-    let Parsed { raw, files: lines, seal, malformed } = parse(args, &key, &mname)?;
+    let Parsed { raw, files: lines, seal, malformed } = parse(args, &key, &mname, sink)?;
     if lines.is_empty() && malformed == 0 && seal.is_none() {
-        warn(format_args!("{mname}: no properly formatted {label} lines found"));
+        warn(args, sink, format_args!("{mname}: no properly formatted {label} lines found"));
         return Ok(2);
     }
     let sealed = match &seal {
@@ -130,7 +153,6 @@ pub fn run(args: &CheckArgs) -> Result<u8, String> {
     };
 
     let (mut failed, mut unreadable, mut verified) = (0usize, 0usize, 0usize);
-    let stdout = io::stdout();
     parallel::ordered(
         &lines,
         |_| Ok::<(), String>(()),
@@ -159,13 +181,12 @@ pub fn run(args: &CheckArgs) -> Result<u8, String> {
                 Outcome::Unreadable(e) if args.ignore_missing && e.kind() == io::ErrorKind::NotFound => None,
                 Outcome::Unreadable(e) => {
                     unreadable += 1;
-                    warn(format_args!("{name}: {}", input::describe(&e)));
+                    warn(args, sink, format_args!("{name}: {}", input::describe(&e)));
                     Some(format!("{name}: FAILED open or read"))
                 }
             };
             if let (Some(t), false) = (text, args.status) {
-                let mut out = stdout.lock();
-                writeln!(out, "{t}").and_then(|()| out.flush()).map_err(|e| crate::out::write_error(&e))?;
+                sink.line(&t)?;
             }
             Ok::<(), String>(())
         },
@@ -173,40 +194,60 @@ pub fn run(args: &CheckArgs) -> Result<u8, String> {
 
     let v1 = lines.iter().filter(|l| l.version == 1).count();
     if malformed > 0 {
-        warn(format_args!("WARNING: {malformed} line{} improperly formatted", plural(malformed, " is", "s are")));
+        warn(
+            args,
+            sink,
+            format_args!("WARNING: {malformed} line{} improperly formatted", plural(malformed, " is", "s are")),
+        );
     }
     if v1 > 0 {
-        warn(format_args!(
-            "WARNING: {v1} line{} in the old format (version 1): its tag covers the file's content but not its \
+        warn(
+            args,
+            sink,
+            format_args!(
+                "WARNING: {v1} line{} in the old format (version 1): its tag covers the file's content but not its \
              name",
-            plural(v1, " is", "s are")
-        ));
+                plural(v1, " is", "s are")
+            ),
+        );
     }
     if unreadable > 0 {
-        warn(format_args!("WARNING: {unreadable} listed file{} could not be read", plural(unreadable, "", "s")));
+        warn(
+            args,
+            sink,
+            format_args!("WARNING: {unreadable} listed file{} could not be read", plural(unreadable, "", "s")),
+        );
     }
     if failed > 0 {
-        warn(format_args!("WARNING: {failed} computed tag{} did NOT match", plural(failed, "", "s")));
+        warn(args, sink, format_args!("WARNING: {failed} computed tag{} did NOT match", plural(failed, "", "s")));
     }
     let seal_failed = match sealed {
         Some(true) => false,
         Some(false) => {
-            warn(format_args!(
-                "WARNING: {mname}: the seal does NOT verify: lines were removed, added, reordered or changed"
-            ));
+            warn(
+                args,
+                sink,
+                format_args!(
+                    "WARNING: {mname}: the seal does NOT verify: lines were removed, added, reordered or changed"
+                ),
+            );
             true
         }
         None if args.allow_unsealed => false,
         None => {
-            warn(format_args!(
-                "WARNING: {mname}: no seal line, so lines could have been removed, added or reordered \
+            warn(
+                args,
+                sink,
+                format_args!(
+                    "WARNING: {mname}: no seal line, so lines could have been removed, added or reordered \
                  (`wegman tag` ends every manifest with one; --allow-unsealed checks the lines anyway)"
-            ));
+                ),
+            );
             true
         }
     };
     if verified + failed + unreadable == 0 && malformed == 0 {
-        warn(format_args!("{mname}: no file was verified"));
+        warn(args, sink, format_args!("{mname}: no file was verified"));
     }
     Ok(if malformed > 0 {
         2

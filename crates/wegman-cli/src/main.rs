@@ -3,20 +3,13 @@
 //! Exit status (all commands): 0 success; 1 a tag did not verify or a listed
 //! file could not be read; 2 usage, I/O, key or malformed-input errors.
 
-mod algs;
 mod backend;
-mod check;
 mod cwc_cmd;
 mod explicit;
-mod hexarg;
-mod input;
-mod keyfile;
-mod manifest;
-mod out;
-mod parallel;
-mod progress;
 mod selftest;
-mod tag;
+
+// The modules shared with the Python bindings live in the library (src/lib.rs).
+use wegman_cli::{algs, check, hexarg, input, keyfile, out, tag};
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -34,3 +34,26 @@ pub fn line(text: impl Display) -> Result<(), String> {
 pub fn warn(text: impl Display) {
     let _ = writeln!(io::stderr().lock(), "wegman: {text}");
 }
+
+/// Where `tag` and `check` send what they report: the command writes result
+/// lines to standard output and warnings to standard error ([`Console`]);
+/// the Python bindings collect both instead.
+pub trait Sink {
+    /// One result line (without its newline); an error stops the run.
+    fn line(&mut self, text: &str) -> Result<(), String>;
+    /// One warning, for a human.
+    fn warn(&mut self, text: std::fmt::Arguments<'_>);
+}
+
+/// The command's sink: standard output (flushed per line) and standard error.
+pub struct Console;
+
+impl Sink for Console {
+    fn line(&mut self, text: &str) -> Result<(), String> {
+        line(text)
+    }
+
+    fn warn(&mut self, text: std::fmt::Arguments<'_>) {
+        warn(text);
+    }
+}

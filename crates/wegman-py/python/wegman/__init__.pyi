@@ -1,0 +1,43 @@
+import os
+import pathlib
+from types import TracebackType
+from typing import Optional, Sequence, Tuple, Type, Union
+from wegman import cwc as cwc, mmh as mmh, poly1305aes as poly1305aes
+from wegman._types import Buffer
+
+__version__: str
+
+_Path = Union[str, os.PathLike[str]]
+
+class InvalidTag(Exception): ...
+class NonceStoreError(Exception): ...
+
+def keygen(path: _Path, alg: str = "poly1305aes") -> None: ...
+
+class NonceStore:
+    alg: str
+    key_path: pathlib.Path
+    def __init__(self, key_path: _Path, reserve: int = 1024) -> None: ...
+    def next_nonce(self) -> bytes: ...
+    def mac(self, data: Buffer) -> Tuple[bytes, bytes]: ...
+    def tag_files(self, paths: Sequence[_Path]) -> list[str]: ...
+    def tag_file(self, path: _Path) -> list[str]: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> "NonceStore": ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
+
+class ManifestCheck:
+    status: int
+    lines: list[str]
+    warnings: list[str]
+    ok: bool
+    def __bool__(self) -> bool: ...
+
+def check_manifest(
+    key_path: _Path, manifest_path: _Path, *, ignore_missing: bool = False, allow_unsealed: bool = False
+) -> ManifestCheck: ...

@@ -1,0 +1,31 @@
+//! Python bindings for wegman (PyO3, stable ABI): the extension module
+//! `wegman._wegman`, re-exported by the pure-Python package `wegman`
+//! (`python/wegman/`). Every algorithm runs in the core crate `wegman`; this
+//! crate only converts arguments, errors and results.
+//!
+//! Files: `buf.rs` (bytes-like inputs, GIL release), `errors.rs`
+//! (exceptions), `poly.rs`, `mmh.rs`, `cwc.rs` (the three submodules),
+//! `store.rs` (key files, nonce stores, manifests).
+
+mod buf;
+mod cwc;
+mod errors;
+mod mmh;
+mod poly;
+mod store;
+
+use pyo3::prelude::*;
+
+/// The compiled half of the `wegman` package; import `wegman` instead.
+#[pymodule]
+fn _wegman(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("InvalidTag", py.get_type::<errors::InvalidTag>())?;
+    m.add("NonceStoreError", py.get_type::<errors::NonceStoreError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_submodule(&poly::module(py)?)?;
+    m.add_submodule(&mmh::module(py)?)?;
+    m.add_submodule(&cwc::module(py)?)?;
+    store::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,114 @@
+"""Key files, nonce stores and manifests shared with the `wegman` command:
+the CLI and Python alternating on one key never repeat a nonce."""
+
+import os
+import pathlib
+import re
+import subprocess
+from typing import List
+
+import pytest
+
+import wegman
+from wegman import mmh, poly1305aes
+
+from conftest import REPO
+
+
+def cli() -> pathlib.Path:
+    """The `wegman` binary: $WEGMAN_CLI, or the workspace's release build."""
+    given = os.environ.get("WEGMAN_CLI")
+    path = pathlib.Path(given) if given else REPO / "target" / "release" / "wegman"
+    if not path.exists():
+        if given:
+            pytest.fail(f"WEGMAN_CLI={given} does not exist")
+        pytest.skip("build it with `cargo build --release -p wegman-cli` or set WEGMAN_CLI")
+    return path
+
+
+def run(*args: str, cwd: pathlib.Path) -> str:
+    out = subprocess.run([str(cli()), *args], cwd=cwd, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def nonces_of(lines: List[str]) -> List[str]:
+    return [m.group(1) for line in lines for m in [re.search(r"nonce=([0-9a-f]{32})", line)] if m]
+
+
+def read_key(path: pathlib.Path) -> bytes:
+    return bytes.fromhex(path.read_text().split("key ")[-1].strip())
+
+
+def test_cli_and_python_alternate_without_repeating(tmp_path: pathlib.Path) -> None:
+    run("keygen", "-o", "key", cwd=tmp_path)
+    (tmp_path / "a.txt").write_bytes(b"alpha")
+    (tmp_path / "b.txt").write_bytes(b"beta" * 1000)
+    seen: List[str] = []
+    for round in range(4):
+        seen += nonces_of(run("tag", "-k", "key", "a.txt", "b.txt", cwd=tmp_path).splitlines())
+        with wegman.NonceStore(tmp_path / "key") as store:
+            seen.append(store.next_nonce().hex())
+            nonce, tag = store.mac(b"message")
+            seen.append(nonce.hex())
+            poly1305aes.verify(read_key(tmp_path / "key"), tag, nonce, b"message")
+            seen += nonces_of(store.tag_files([str(tmp_path / "a.txt")]))
+        if round % 2:
+            # left open without close(): the reserved block is skipped, never reused
+            leaked = wegman.NonceStore(tmp_path / "key", reserve=16)
+            seen.append(leaked.next_nonce().hex())
+            del leaked
+    assert len(seen) == 4 * 3 + 4 * 4 + 2  # per round: CLI seal + 2 files; Python 2 + seal + 1 file
+    assert len(set(seen)) == len(seen), "a nonce was handed out twice"
+
+
+def test_manifests_are_interchangeable(tmp_path: pathlib.Path) -> None:
+    wegman.keygen(tmp_path / "key", "mmh32x4")
+    (tmp_path / "f").write_bytes(b"x" * 5000)
+    cli_manifest = run("tag", "-k", "key", "f", cwd=tmp_path)
+    (tmp_path / "cli.manifest").write_text(cli_manifest)
+    os.chdir(tmp_path)
+    with wegman.NonceStore("key") as store:
+        py_lines = store.tag_file("f")
+    assert [line.split(" ")[0] for line in py_lines] == ["MMH32X4/2", "MMH32X4/2"]
+    (tmp_path / "py.manifest").write_text("\n".join(py_lines) + "\n")
+    assert run("check", "-k", "key", "py.manifest", cwd=tmp_path) == "f: OK\n"
+    result = wegman.check_manifest("key", "cli.manifest")
+    assert result.ok and result.status == 0 and result.lines == ["f: OK"] and bool(result)
+    (tmp_path / "f").write_bytes(b"y" * 5000)
+    bad = wegman.check_manifest("key", "py.manifest")
+    assert not bad.ok and bad.status == 1 and bad.lines == ["f: FAILED"]
+    assert any("did NOT match" in w for w in bad.warnings)
+
+
+def test_python_keygen_matches_the_cli_format(tmp_path: pathlib.Path) -> None:
+    for alg in ("poly1305aes",) + mmh.ALGORITHMS:
+        wegman.keygen(tmp_path / alg, alg)
+        text = (tmp_path / alg).read_text()
+        assert text.startswith("wegman-key v1\n") and f"\nalg {alg}\nkey " in text
+        assert (tmp_path / (alg + ".nonce")).read_text().startswith("wegman-nonce-state v2\n")
+        assert oct((tmp_path / alg).stat().st_mode & 0o777) == "0o600"
+    with pytest.raises(wegman.NonceStoreError):
+        wegman.keygen(tmp_path / "poly1305aes")  # never overwrites
+    with pytest.raises(ValueError):
+        wegman.keygen(tmp_path / "other", "sha256")
+    # the CLI reads a key Python made
+    (tmp_path / "f").write_bytes(b"")
+    assert "POLY1305-AES/2 (f)" in run("tag", "-k", "poly1305aes", "f", cwd=tmp_path)
+
+
+def test_store_errors(tmp_path: pathlib.Path) -> None:
+    wegman.keygen(tmp_path / "key")
+    os.unlink(tmp_path / "key.nonce")
+    with pytest.raises(wegman.NonceStoreError, match="missing"):
+        wegman.NonceStore(tmp_path / "key")
+    wegman.keygen(tmp_path / "k2")
+    store = wegman.NonceStore(tmp_path / "k2")
+    store.close()
+    store.close()
+    with pytest.raises(ValueError, match="closed"):
+        store.next_nonce()
+    assert "closed" in repr(store)
+    with wegman.NonceStore(tmp_path / "k2") as s2:
+        with pytest.raises(OSError):
+            s2.tag_files([str(tmp_path / "does-not-exist")])
