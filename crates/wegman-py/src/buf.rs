@@ -10,12 +10,62 @@
 //! meanwhile, as with `hashlib`: the tag is then of some mix of old and new
 //! bytes — don't change a buffer while it is being authenticated.
 
+use std::ffi::{c_char, c_int, c_void};
 use std::marker::PhantomData;
 
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+
+/// CPython's `Py_buffer` (PEP 3118). The wheel targets the stable ABI of
+/// CPython 3.9 (abi3-py39), whose limited API lists this struct and the two
+/// functions below only from 3.11 — but 3.11 added them unchanged: the
+/// layout and both functions are the same in every CPython since 3.3, and
+/// every CPython exports both functions. PyO3 declares them only for
+/// 3.11+ builds, so they are declared here, field for field as in CPython's
+/// `Include/pybuffer.h`. `scripts/test-python-versions` runs the pytest
+/// suite with one wheel on every CPython from 3.9 to 3.13.
+#[repr(C)]
+struct RawBuffer {
+    buf: *mut c_void,
+    obj: *mut ffi::PyObject,
+    len: ffi::Py_ssize_t,
+    itemsize: ffi::Py_ssize_t,
+    readonly: c_int,
+    ndim: c_int,
+    format: *mut c_char,
+    shape: *mut ffi::Py_ssize_t,
+    strides: *mut ffi::Py_ssize_t,
+    suboffsets: *mut ffi::Py_ssize_t,
+    internal: *mut c_void,
+}
+
+impl RawBuffer {
+    fn empty() -> Self {
+        RawBuffer {
+            buf: std::ptr::null_mut(),
+            obj: std::ptr::null_mut(),
+            len: 0,
+            itemsize: 0,
+            readonly: 0,
+            ndim: 0,
+            format: std::ptr::null_mut(),
+            shape: std::ptr::null_mut(),
+            strides: std::ptr::null_mut(),
+            suboffsets: std::ptr::null_mut(),
+            internal: std::ptr::null_mut(),
+        }
+    }
+}
+
+/// `PyBUF_SIMPLE`: one contiguous run of bytes, read-only is fine.
+const PYBUF_SIMPLE: c_int = 0;
+
+unsafe extern "C" {
+    fn PyObject_GetBuffer(obj: *mut ffi::PyObject, view: *mut RawBuffer, flags: c_int) -> c_int;
+    fn PyBuffer_Release(view: *mut RawBuffer);
+}
 
 /// Inputs of at least this many bytes are processed with the GIL released,
 /// so other Python threads run meanwhile (below it, releasing and
@@ -36,7 +86,7 @@ pub struct Bytes<'a> {
     len: usize,
     /// The buffer-protocol view to release, if the object is not `bytes`.
     /// Boxed: some exporters keep pointers into the view, so it must not move.
-    view: Option<Box<ffi::Py_buffer>>,
+    view: Option<Box<RawBuffer>>,
     _object: PhantomData<&'a Bound<'a, PyAny>>,
 }
 
@@ -48,10 +98,10 @@ impl<'a> Bytes<'a> {
             let s = b.as_bytes();
             return Ok(Bytes { ptr: s.as_ptr(), len: s.len(), view: None, _object: PhantomData });
         }
-        let mut view = Box::new(ffi::Py_buffer::new());
+        let mut view = Box::new(RawBuffer::empty());
         // SAFETY: `obj` is a live object (we hold a reference and the GIL)
         // and `view` points to a writable, pinned Py_buffer.
-        let rc = unsafe { ffi::PyObject_GetBuffer(obj.as_ptr(), &mut *view, ffi::PyBUF_SIMPLE) };
+        let rc = unsafe { PyObject_GetBuffer(obj.as_ptr(), &mut *view, PYBUF_SIMPLE) };
         if rc != 0 {
             let err = PyErr::fetch(obj.py());
             let py = obj.py();
@@ -90,7 +140,7 @@ impl Drop for Bytes<'_> {
             // and is released once; `Bytes` is not `Send`, so this runs on
             // the thread that took it, with the GIL held (it is never moved
             // into a GIL-released closure).
-            unsafe { ffi::PyBuffer_Release(&mut **view) };
+            unsafe { PyBuffer_Release(&mut **view) };
         }
     }
 }
