@@ -22,14 +22,22 @@ LENGTHS = [16, 64, 1024, 64 << 10, 1 << 20]
 
 
 def cpu_model() -> str:
+    """The CPU's model name with its family and model numbers (the name
+    alone, e.g. "AMD EPYC", does not tell Zen 4 from Zen 5)."""
+    fields: Dict[str, str] = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    return platform.processor() or "unknown CPU"
+    name = fields.get("model name") or platform.processor() or "unknown CPU"
+    if "cpu family" in fields and "model" in fields:
+        name += f" (family {fields['cpu family']}, model {fields['model']})"
+    return name
 
 
 def ns_per_call(fn: Callable[[], object], budget: float) -> float:
