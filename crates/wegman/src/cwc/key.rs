@@ -211,7 +211,7 @@ impl CwcKey {
         let mut pad = counter_block(nonce, 0);
         self.cipher.encrypt(&mut pad);
         let mine = self.tag_whole(aad, ciphertext, &mut pad, tag.len());
-        if tag_eq(&mine, tag) { Ok(()) } else { Err(Error::TagMismatch) }
+        crate::ct::verdict(tag_eq(&mine, tag))
     }
 
     /// CWC-ENC: `ciphertext || tag`.

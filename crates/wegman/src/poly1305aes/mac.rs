@@ -71,7 +71,7 @@ impl ExpandedKey {
         let mut mine = self.authenticate(nonce, message);
         let ok = crate::ct::eq16(&mine, tag);
         mine.zeroize();
-        if ok { Ok(()) } else { Err(Error::TagMismatch) }
+        crate::ct::verdict(ok)
     }
 }
 
@@ -191,5 +191,5 @@ pub fn verify(key: &Key, tag: &[u8; TAG_BYTES], nonce: &[u8; NONCE_BYTES], messa
     let mut mine = authenticate(key, nonce, message);
     let ok = crate::ct::eq16(&mine, tag);
     mine.zeroize();
-    if ok { Ok(()) } else { Err(Error::TagMismatch) }
+    crate::ct::verdict(ok)
 }
