@@ -25,6 +25,7 @@
 mod batch;
 mod contender;
 mod cwc;
+mod machine;
 mod measure;
 mod mmh;
 #[allow(unsafe_code)]
@@ -167,24 +168,6 @@ impl Mode {
     }
 }
 
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
-}
-
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default()
-}
-
 fn print_checks(checks: &[Check]) {
     for c in checks {
         println!("  ok  {}: {}", c.name, c.detail);
@@ -225,7 +208,7 @@ fn run(args: &Args) -> Result<(), String> {
     let regimes: Vec<Regime> = if args.regime.is_empty() { Regime::ALL.to_vec() } else { args.regime.clone() };
 
     // The machine and the clock.
-    let load_start = loadavg();
+    let load_start = machine::loadavg();
     let cal = tsc::calibrate(mode.calibration.0, mode.calibration.1);
     let core_ratio = tsc::core_ticks_ratio();
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -238,7 +221,7 @@ fn run(args: &Args) -> Result<(), String> {
         ("ring", "0.17 (exact version in Cargo.lock)".to_string()),
     ];
     println!("wegman-bench, {} mode", mode.name);
-    println!("  cpu: {} ({cpus} logical CPUs); load average at start: {load_start}", cpu_model());
+    println!("  cpu: {} ({cpus} logical CPUs); load average at start: {load_start}", machine::cpu_model());
     println!(
         "  clock: {}; TSC {:.1} MHz, calibrated against the OS clock ({} x {} ms: {})",
         tsc::timer_name(),
@@ -376,7 +359,7 @@ fn run(args: &Args) -> Result<(), String> {
         print!("{}", b.text());
     }
     print!("{}", report::summary_text(&results));
-    let load_end = loadavg();
+    let load_end = machine::loadavg();
     let seconds = started.elapsed().as_secs_f64();
     println!("\nload average at end: {load_end}; total time {seconds:.1} s");
 
@@ -398,7 +381,7 @@ fn run(args: &Args) -> Result<(), String> {
     ));
     let meta = Meta {
         mode: mode.name,
-        cpu: cpu_model(),
+        cpu: machine::cpu_model(),
         cpus,
         tsc_mhz: cal.mhz,
         tsc_rounds: cal.rounds.clone(),
