@@ -103,7 +103,12 @@ fn io_errors_stop_the_store() {
     // temporary file goes
     std::fs::create_dir(sub.join("k.nonce.tmp")).unwrap();
     let e = s.next_nonce().unwrap_err();
-    assert!(matches!(e, NonceError::Io { .. }), "{e}");
+    assert!(matches!(e, NonceError::Update { .. }), "{e}");
+    // the message says what the store was doing, at which step, and that no
+    // nonce of the failed reservation was used
+    let msg = e.to_string();
+    assert!(msg.starts_with("reserving nonces failed at removing the leftover temporary nonce state "), "{msg}");
+    assert!(msg.ends_with("; no nonce of this reservation was handed out"), "{msg}");
     // and the store does not hand out the nonce it could not reserve
     std::fs::remove_dir(sub.join("k.nonce.tmp")).unwrap();
     assert_eq!(s.next_nonce().unwrap()[0], 2);
