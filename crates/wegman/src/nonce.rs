@@ -604,11 +604,33 @@ fn check(path: &Path, key: &KeyBinding, text: &str) -> Result<u128, NonceError> 
 }
 
 fn read_text(path: &Path) -> Result<String, NonceError> {
+    // Only a regular file can be a state: opening a FIFO would wait for a
+    // writer forever, and a directory or a device holds no state. Checked
+    // before opening, and on the file opened.
+    let not_a_file = |t: fs::FileType| NonceError::Corrupt {
+        path: path.to_path_buf(),
+        why: if t.is_dir() {
+            "a directory, not a file"
+        } else if t.is_symlink() {
+            "a symbolic link, not a file"
+        } else {
+            "not a regular file"
+        },
+    };
+    match fs::symlink_metadata(path) {
+        Ok(m) if !m.is_file() => return Err(not_a_file(m.file_type())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(NonceError::Missing(path.to_path_buf())),
+        _ => {}
+    }
     let f = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(NonceError::Missing(path.to_path_buf())),
         Err(e) => return Err(io_err("opening", path)(e)),
     };
+    let meta = f.metadata().map_err(io_err("reading", path))?;
+    if !meta.is_file() {
+        return Err(not_a_file(meta.file_type()));
+    }
     let mut text = String::new();
     f.take(4096).read_to_string(&mut text).map_err(|e| {
         if e.kind() == io::ErrorKind::InvalidData {
