@@ -5,15 +5,22 @@
 //! `RUSTFLAGS="--cfg wegman_broken_nonce_store"` (the naive in-memory
 //! counter the paper warns about, written in place without fsync or rename)
 //! and must catch it.
+//!
+//! `cargo test` kills 200 times; `WEGMAN_NONCE_KILLS=1000` (what
+//! `scripts/nonce-faults` sets) asks for more.
 
 use std::collections::HashMap;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 
+mod common;
+use common::{broken_binary, printed_nonces};
+
+/// Kills of the default run: see [`kills_wanted`].
 const KILLS: usize = 200;
 const FILES: usize = 48;
 /// Nonces a campaign must see handed out before its verdict means anything.
@@ -65,15 +72,11 @@ fn campaign(bin: &Path, kills_wanted: usize, seed: u64) -> Report {
 
     let mut seen: HashMap<String, usize> = HashMap::new();
     let record = |stdout: &[u8], seen: &mut HashMap<String, usize>| -> usize {
-        let text = String::from_utf8_lossy(stdout);
-        let mut n = 0;
-        // only complete lines count as handed out
-        for line in text.split_inclusive('\n').filter(|l| l.ends_with('\n')) {
-            let nonce = line.split("nonce=").nth(1).map(|t| t[..32].to_string()).expect("manifest line");
-            *seen.entry(nonce).or_insert(0) += 1;
-            n += 1;
+        let printed = printed_nonces(stdout);
+        for nonce in &printed {
+            *seen.entry(nonce.clone()).or_insert(0) += 1;
         }
-        n
+        printed.len()
     };
     let mut printed_total = 0;
     for out in &outs {
@@ -141,17 +144,22 @@ fn campaign(bin: &Path, kills_wanted: usize, seed: u64) -> Report {
     rep
 }
 
+/// How many kills a campaign must reach: `WEGMAN_NONCE_KILLS`, or [`KILLS`].
+fn kills_wanted() -> usize {
+    std::env::var("WEGMAN_NONCE_KILLS").map_or(KILLS, |v| v.parse().expect("WEGMAN_NONCE_KILLS: a number of kills"))
+}
+
 /// The acceptance conditions, shared by the real run and the negative control.
-fn verdict(rep: &Report) -> Result<(), String> {
+fn verdict(rep: &Report, kills: usize) -> Result<(), String> {
     // A reused nonce is reported first: it is the failure this test exists
     // for, whatever else went wrong in the same campaign.
     if rep.duplicates != 0 {
         return Err(format!("{} nonces reused", rep.duplicates));
     }
-    if rep.kills < KILLS {
+    if rep.kills < kills {
         return Err(format!("only {} kills", rep.kills));
     }
-    if rep.kills_after_output < KILLS / 4 {
+    if rep.kills_after_output < kills / 4 {
         return Err(format!("kills mostly before any output: {}", rep.kills_after_output));
     }
     if !rep.errors.is_empty() {
@@ -165,31 +173,16 @@ fn verdict(rep: &Report) -> Result<(), String> {
 
 #[test]
 fn sigkill_never_makes_the_store_reuse_a_nonce() {
-    let rep = campaign(Path::new(env!("CARGO_BIN_EXE_wegman")), KILLS, 0x6b11);
-    verdict(&rep).unwrap();
-}
-
-/// Build the deliberately broken binary into its own target directory.
-fn broken_binary() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root.join("target"));
-    let target = target.join("broken-nonce-store");
-    let st = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "wegman-cli", "--target-dir"])
-        .arg(&target)
-        .env("RUSTFLAGS", "--cfg wegman_broken_nonce_store")
-        .current_dir(&root)
-        .status()
-        .expect("run cargo");
-    assert!(st.success(), "building the broken store failed");
-    target.join("debug/wegman")
+    let kills = kills_wanted();
+    let rep = campaign(Path::new(env!("CARGO_BIN_EXE_wegman")), kills, 0x6b11);
+    verdict(&rep, kills).unwrap();
 }
 
 #[test]
 fn the_same_test_catches_a_broken_store() {
     let bin = broken_binary();
     let rep = campaign(&bin, KILLS, 0xbad);
-    let err = verdict(&rep).expect_err("the kill test failed to notice a store that reuses nonces");
+    let err = verdict(&rep, KILLS).expect_err("the kill test failed to notice a store that reuses nonces");
     eprintln!("broken store caught: {err}");
     assert!(rep.duplicates > 0 && err.contains("reused"), "{err}");
 }

@@ -104,6 +104,23 @@ pub enum NonceError {
         /// What changed.
         why: String,
     },
+    /// Writing a new safe nonce failed at one step. The state file then
+    /// holds the old or the new safe nonce (the rename is atomic), and
+    /// neither is below a nonce handed out: no nonce of a failed
+    /// reservation is handed out, and after a failed give-back the unused
+    /// nonces may stay reserved (skipped, never reused).
+    Update {
+        /// What the update was for: "creating the nonce state", "reserving
+        /// nonces", "giving back unused nonces" or "binding the nonce state
+        /// to this key".
+        during: &'static str,
+        /// The step that failed ("writing the temporary nonce state", …).
+        op: &'static str,
+        /// The file (or directory) of that step.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
     /// The counter reached 2^128 - 1.
     Exhausted,
     /// An operating-system error.
@@ -156,6 +173,14 @@ impl fmt::Display for NonceError {
                  or giving back nonces",
                 path.display()
             ),
+            NonceError::Update { during, op, path, source } => {
+                let outcome = match *during {
+                    RESERVING => "; no nonce of this reservation was handed out",
+                    GIVING_BACK => "; the unused nonces may be skipped, none is reused",
+                    _ => "",
+                };
+                write!(f, "{during} failed at {op} {}: {source}{outcome}", path.display())
+            }
             NonceError::Exhausted => f.write_str("all 2^128 - 1 nonces of this key have been used"),
             NonceError::Io { op, path, source } => write!(f, "{op} {}: {source}", path.display()),
         }
@@ -165,7 +190,7 @@ impl fmt::Display for NonceError {
 impl std::error::Error for NonceError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            NonceError::Io { source, .. } => Some(source),
+            NonceError::Io { source, .. } | NonceError::Update { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -174,6 +199,12 @@ impl std::error::Error for NonceError {
 fn io_err<'a>(op: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> NonceError + use<'a> {
     move |source| NonceError::Io { op, path: path.to_path_buf(), source }
 }
+
+/// What [`persist`] writes a new safe nonce for, as [`NonceError::Update`] names it.
+const CREATING: &str = "creating the nonce state";
+const RESERVING: &str = "reserving nonces";
+const GIVING_BACK: &str = "giving back unused nonces";
+const ADOPTING: &str = "binding the nonce state to this key";
 
 fn conflict(path: &Path, why: impl Into<String>) -> NonceError {
     NonceError::Conflict { path: path.to_path_buf(), why: why.into() }
@@ -324,7 +355,7 @@ impl NonceStore {
         if fs::symlink_metadata(path).is_ok() {
             return Err(NonceError::AlreadyExists(path.to_path_buf()));
         }
-        persist(path, key, 0)
+        persist(path, key, 0, CREATING)
     }
 
     /// Open and lock the state file of `key`. Refuses a state path that is a
@@ -356,7 +387,7 @@ impl NonceStore {
             return read_state(path, key).map(|_| ());
         }
         let safe = decode_v1(&text).map_err(|why| NonceError::Corrupt { path: path.to_path_buf(), why })?;
-        persist(path, key, safe)
+        persist(path, key, safe, ADOPTING)
     }
 
     /// Reserve `n` (at least 1) nonces per disk write instead of the default.
@@ -379,7 +410,7 @@ impl NonceStore {
         if self.next >= self.limit {
             self.check_still_ours()?;
             let new_limit = self.next.saturating_add(u128::from(self.reserve));
-            persist(&self.path, &self.key, new_limit)?;
+            persist(&self.path, &self.key, new_limit, RESERVING)?;
             self.limit = new_limit;
         }
         let n = self.next;
@@ -394,11 +425,11 @@ impl NonceStore {
     /// is reported.
     pub fn close(self) -> Result<(), NonceError> {
         if BROKEN_FOR_TESTS {
-            return persist(&self.path, &self.key, self.next);
+            return persist(&self.path, &self.key, self.next, GIVING_BACK);
         }
         if self.next < self.limit {
             self.check_still_ours()?;
-            persist(&self.path, &self.key, self.next)?;
+            persist(&self.path, &self.key, self.next, GIVING_BACK)?;
         }
         Ok(())
     }
@@ -573,11 +604,33 @@ fn check(path: &Path, key: &KeyBinding, text: &str) -> Result<u128, NonceError> 
 }
 
 fn read_text(path: &Path) -> Result<String, NonceError> {
+    // Only a regular file can be a state: opening a FIFO would wait for a
+    // writer forever, and a directory or a device holds no state. Checked
+    // before opening, and on the file opened.
+    let not_a_file = |t: fs::FileType| NonceError::Corrupt {
+        path: path.to_path_buf(),
+        why: if t.is_dir() {
+            "a directory, not a file"
+        } else if t.is_symlink() {
+            "a symbolic link, not a file"
+        } else {
+            "not a regular file"
+        },
+    };
+    match fs::symlink_metadata(path) {
+        Ok(m) if !m.is_file() => return Err(not_a_file(m.file_type())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(NonceError::Missing(path.to_path_buf())),
+        _ => {}
+    }
     let f = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(NonceError::Missing(path.to_path_buf())),
         Err(e) => return Err(io_err("opening", path)(e)),
     };
+    let meta = f.metadata().map_err(io_err("reading", path))?;
+    if !meta.is_file() {
+        return Err(not_a_file(meta.file_type()));
+    }
     let mut text = String::new();
     f.take(4096).read_to_string(&mut text).map_err(|e| {
         if e.kind() == io::ErrorKind::InvalidData {
@@ -605,23 +658,31 @@ fn read_state(path: &Path, key: &KeyBinding) -> Result<u128, NonceError> {
 const BROKEN_FOR_TESTS: bool = cfg!(wegman_broken_nonce_store);
 
 /// Atomically replace the state with `safe`: a fresh temp file (any old one
-/// removed first, so a planted symbolic link is never followed), fsync,
-/// rename, fsync dir.
+/// removed first, so a planted symbolic link is never followed and a temp
+/// file left by a failed update never blocks the next), fsync, rename,
+/// fsync dir. `during` says what for, in the error.
 #[cfg(not(wegman_broken_nonce_store))]
-fn persist(path: &Path, key: &KeyBinding, safe: u128) -> Result<(), NonceError> {
+fn persist(path: &Path, key: &KeyBinding, safe: u128, during: &'static str) -> Result<(), NonceError> {
+    let failed = |op, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| NonceError::Update { during, op, path, source }
+    };
     let tmp = with_suffix(path, ".tmp");
     match fs::remove_file(&tmp) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_err("removing", &tmp)(e)),
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            return Err(failed("removing the leftover temporary nonce state", &tmp)(e));
+        }
         _ => {}
     }
-    let mut f =
-        private(OpenOptions::new().write(true).create_new(true)).open(&tmp).map_err(io_err("creating", &tmp))?;
-    f.write_all(encode(key, safe).as_bytes()).map_err(io_err("writing", &tmp))?;
-    f.sync_all().map_err(io_err("syncing", &tmp))?;
+    let mut f = private(OpenOptions::new().write(true).create_new(true))
+        .open(&tmp)
+        .map_err(failed("creating the temporary nonce state", &tmp))?;
+    f.write_all(encode(key, safe).as_bytes()).map_err(failed("writing the temporary nonce state", &tmp))?;
+    f.sync_all().map_err(failed("syncing the temporary nonce state", &tmp))?;
     drop(f);
-    fs::rename(&tmp, path).map_err(io_err("renaming onto", path))?;
+    fs::rename(&tmp, path).map_err(failed("renaming the new nonce state onto", path))?;
     let dir = parent_dir(path);
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io_err("syncing directory", dir))?;
+    File::open(dir).and_then(|d| d.sync_all()).map_err(failed("syncing the directory of the nonce state", dir))?;
     Ok(())
 }
 
@@ -629,7 +690,7 @@ fn persist(path: &Path, key: &KeyBinding, safe: u128) -> Result<(), NonceError> 
 /// naive store that keeps the counter in memory and rewrites the file in
 /// place (no temp file, no fsync, no rename) only when it is closed.
 #[cfg(wegman_broken_nonce_store)]
-fn persist(path: &Path, key: &KeyBinding, safe: u128) -> Result<(), NonceError> {
+fn persist(path: &Path, key: &KeyBinding, safe: u128, _during: &'static str) -> Result<(), NonceError> {
     let mut f = private(OpenOptions::new().write(true).create(true).truncate(true))
         .open(path)
         .map_err(io_err("opening", path))?;

@@ -103,7 +103,12 @@ fn io_errors_stop_the_store() {
     // temporary file goes
     std::fs::create_dir(sub.join("k.nonce.tmp")).unwrap();
     let e = s.next_nonce().unwrap_err();
-    assert!(matches!(e, NonceError::Io { .. }), "{e}");
+    assert!(matches!(e, NonceError::Update { .. }), "{e}");
+    // the message says what the store was doing, at which step, and that no
+    // nonce of the failed reservation was used
+    let msg = e.to_string();
+    assert!(msg.starts_with("reserving nonces failed at removing the leftover temporary nonce state "), "{msg}");
+    assert!(msg.ends_with("; no nonce of this reservation was handed out"), "{msg}");
     // and the store does not hand out the nonce it could not reserve
     std::fs::remove_dir(sub.join("k.nonce.tmp")).unwrap();
     assert_eq!(s.next_nonce().unwrap()[0], 2);
@@ -331,4 +336,24 @@ fn a_planted_temp_file_link_is_not_followed() {
     s.next_nonce().unwrap();
     s.close().unwrap();
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_state_that_is_not_a_regular_file_is_refused_at_once() {
+    // Opening a FIFO for reading waits for a writer: a FIFO at the state's
+    // path used to hang `wegman tag` forever.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    std::fs::create_dir(&state).unwrap();
+    let e = NonceStore::open(&state, &key()).unwrap_err();
+    assert!(e.to_string().contains("is corrupt (a directory, not a file)"), "{e}");
+    std::fs::remove_dir(&state).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&state).status().unwrap().success());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = state.clone();
+    std::thread::spawn(move || tx.send(NonceStore::open(&path, &key()).map(|_| ())));
+    let r = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("opening a FIFO state hangs");
+    let e = r.unwrap_err();
+    assert!(e.to_string().contains("is corrupt (not a regular file)"), "{e}");
 }

@@ -1,0 +1,35 @@
+//! Helpers shared by the nonce-store campaigns (`nonce_kill.rs`,
+//! `nonce_faults.rs`).
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The nonces of the complete lines of `wegman tag`'s output: a line cut
+/// short by a kill was never handed out.
+pub fn printed_nonces(stdout: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stdout)
+        .split_inclusive('\n')
+        .filter(|l| l.ends_with('\n'))
+        .map(|line| line.split("nonce=").nth(1).map(|t| t[..32].to_string()).expect("manifest line"))
+        .collect()
+}
+
+/// Build the deliberately broken store (`--cfg wegman_broken_nonce_store`:
+/// the naive in-memory counter written in place) into its own target
+/// directory; returns its `wegman`.
+pub fn broken_binary() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root.join("target"));
+    let target = target.join("broken-nonce-store");
+    let st = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "-p", "wegman-cli", "--target-dir"])
+        .arg(&target)
+        .env("RUSTFLAGS", "--cfg wegman_broken_nonce_store")
+        .current_dir(&root)
+        .status()
+        .expect("run cargo");
+    assert!(st.success(), "building the broken store failed");
+    target.join("debug/wegman")
+}
