@@ -6,6 +6,7 @@
 //! input reads as zeros, so every byte string is a valid input.
 
 use std::borrow::Cow;
+use std::path::{Path, PathBuf};
 
 use wegman::cpu::Features;
 
@@ -132,5 +133,25 @@ impl PolyCase {
         kr[..16].copy_from_slice(&self.k);
         kr[16..].copy_from_slice(&self.r);
         kr
+    }
+}
+
+/// A fresh directory for a target's files, `$TMPDIR/wegman-fuzz-<name>-<pid>`
+/// (`scripts/fuzz` points TMPDIR at a directory it removes afterwards).
+pub fn work_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wegman-fuzz-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("work directory");
+    dir
+}
+
+/// Write `seeds` (name, bytes) into the directory `WEGMAN_FUZZ_SEEDS`
+/// names, if it does: the genuine manifests and states a target makes at
+/// start-up, before libFuzzer reads its corpus.
+pub fn write_seeds(seeds: &[(String, Vec<u8>)]) {
+    let Some(dir) = std::env::var_os("WEGMAN_FUZZ_SEEDS") else { return };
+    std::fs::create_dir_all(&dir).expect("seed directory");
+    for (name, bytes) in seeds {
+        std::fs::write(Path::new(&dir).join(name), bytes).expect("seed");
     }
 }
