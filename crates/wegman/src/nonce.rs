@@ -62,6 +62,8 @@ const MAGIC: &str = "wegman-nonce-state v2";
 const MAGIC_V1: &str = "wegman-nonce-state v1";
 /// How often `lock` retries when the lock file is replaced under it.
 const LOCK_ATTEMPTS: usize = 100;
+/// The most of a state file that is read (a genuine one is under 200 bytes).
+const MAX_STATE_BYTES: usize = 4096;
 
 /// Why the nonce store refused to continue.
 #[derive(Debug)]
@@ -631,15 +633,25 @@ fn read_text(path: &Path) -> Result<String, NonceError> {
     if !meta.is_file() {
         return Err(not_a_file(meta.file_type()));
     }
-    let mut text = String::new();
-    f.take(4096).read_to_string(&mut text).map_err(|e| {
-        if e.kind() == io::ErrorKind::InvalidData {
-            NonceError::Corrupt { path: path.to_path_buf(), why: "not text" }
-        } else {
-            io_err("reading", path)(e)
-        }
-    })?;
-    Ok(text)
+    let mut bytes = Vec::new();
+    f.take(MAX_STATE_BYTES as u64).read_to_end(&mut bytes).map_err(io_err("reading", path))?;
+    String::from_utf8(bytes).map_err(|_| not_text(path))
+}
+
+fn not_text(path: &Path) -> NonceError {
+    NonceError::Corrupt { path: path.to_path_buf(), why: "not text" }
+}
+
+/// What [`NonceStore::open`] makes of a state file holding `bytes`: its
+/// safe nonce, or why it is refused. The same checks on the same prefix
+/// (the first 4096 bytes), without the file or its lock, for the fuzz
+/// target `fuzz/fuzz_targets/nonce_state.rs`; `path` only names the file
+/// in errors.
+#[doc(hidden)]
+pub fn check_state_bytes(path: &Path, key: &KeyBinding, bytes: &[u8]) -> Result<u128, NonceError> {
+    let prefix = &bytes[..bytes.len().min(MAX_STATE_BYTES)];
+    let text = std::str::from_utf8(prefix).map_err(|_| not_text(path))?;
+    check(path, key, text)
 }
 
 fn read_state(path: &Path, key: &KeyBinding) -> Result<u128, NonceError> {

@@ -90,6 +90,34 @@ fn corrupt_state_is_an_error() {
 }
 
 #[test]
+fn the_fuzz_targets_byte_check_agrees_with_open() {
+    // `check_state_bytes` is `open` without the file: the fuzz target
+    // trusts it only as far as this holds (it checks the same on its inputs).
+    use wegman::nonce::check_state_bytes;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let good = std::fs::read(&state).unwrap();
+    let mut split_char = vec![b'x'; 4095];
+    split_char.extend_from_slice("é".as_bytes()); // the 4096-byte prefix ends inside it
+    let cases = [
+        good.clone(),
+        [&good[..], b"\n"].concat(),
+        [&good[..], &[b'x'; 5000][..]].concat(),
+        split_char,
+        good[..good.len() - 1].to_vec(),
+        b"wegman-nonce-state v1\n".to_vec(),
+    ];
+    for bytes in cases {
+        std::fs::write(&state, &bytes).unwrap();
+        let by_file = NonceStore::open(&state, &key()).map(|_| ()).map_err(|e| e.to_string());
+        let by_bytes = check_state_bytes(&state, &key(), &bytes).map(|_| ()).map_err(|e| e.to_string());
+        assert_eq!(by_file, by_bytes, "{:?}", String::from_utf8_lossy(&bytes[..bytes.len().min(80)]));
+    }
+    assert_eq!(check_state_bytes(&state, &key(), &good).unwrap(), 0);
+}
+
+#[test]
 fn io_errors_stop_the_store() {
     let dir = tempfile::tempdir().unwrap();
     let sub = dir.path().join("sub");
