@@ -101,7 +101,7 @@ fn check(alg: Alg, computed: &Tag, tag: &[u8]) -> Result<(), Error> {
     if tag.len() != alg.tag_bytes() {
         return Err(Error::InvalidLength { what: "tag", expected: alg.tag_bytes(), got: tag.len() });
     }
-    if crate::ct::eq(computed.as_bytes(), tag) { Ok(()) } else { Err(Error::TagMismatch) }
+    crate::ct::verdict(crate::ct::eq(computed.as_bytes(), tag))
 }
 
 /// Streaming MMH MAC under a borrowed, fully expanded [`MacKey`].
