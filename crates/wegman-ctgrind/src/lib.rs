@@ -9,8 +9,9 @@
 //!   opt-levels 1, 2 and 3, clean and with wegman's leaky control, and what
 //!   each must show; `scripts/ctgrind` and `tests/ctgrind.rs` run them.
 //!
-//! Used by the harness here and by the command line's key-parsing harness
-//! (`crates/wegman-cli/examples/ctgrind_keys.rs`).
+//! Used by the harness here, the command line's key-parsing harness
+//! (`crates/wegman-cli/examples/ctgrind_keys.rs`) and the ctgrind tests of
+//! wegman-capi and wegman-cli.
 
 #![deny(unsafe_code)]
 
