@@ -19,9 +19,10 @@
 //! on each pair of digits, after an `is_ascii_hexdigit` check), which must
 //! be reported: the negative control.
 //!
-//! The CLI is a binary crate, so its modules are compiled in here from its
-//! sources by path; this file adds only the memcheck client requests, which
-//! need inline assembly (x86-64 Linux only, like the machines this runs on).
+//! The CLI's modules are compiled in here from its sources by path; the
+//! memcheck client requests (inline assembly, x86-64 only, like the
+//! machines this runs on) come from `wegman_ctgrind::client`, which the Rust
+//! API harness (`crates/wegman-ctgrind`) uses too.
 
 #![allow(dead_code)]
 
@@ -34,55 +35,7 @@ mod keyfile;
 
 use std::process::ExitCode;
 
-/// `VG_USERREQ_TOOL_BASE('M','C')` of `<valgrind/memcheck.h>`.
-const MEMCHECK_BASE: u64 = (b'M' as u64) << 24 | (b'C' as u64) << 16;
-const MAKE_MEM_UNDEFINED: u64 = MEMCHECK_BASE + 1;
-const MAKE_MEM_DEFINED: u64 = MEMCHECK_BASE + 2;
-const GET_VBITS: u64 = MEMCHECK_BASE + 8;
-/// `VG_USERREQ__RUNNING_ON_VALGRIND` of `<valgrind/valgrind.h>`.
-const RUNNING_ON_VALGRIND: u64 = 0x1001;
-
-/// A valgrind client request: `<valgrind/valgrind.h>`'s amd64 "special
-/// instruction" sequence. Outside valgrind it does nothing and returns
-/// `default`.
-#[cfg(target_arch = "x86_64")]
-fn client_request(default: u64, request: u64, args: [u64; 5]) -> u64 {
-    let block = [request, args[0], args[1], args[2], args[3], args[4]];
-    let result;
-    // SAFETY: the four rotations of rdi add up to 128 bits, leaving it as it
-    // was, and `xchg rbx, rbx` exchanges rbx with itself: natively the
-    // sequence changes nothing. Under valgrind it reads the 6-word block at
-    // rax (alive for the duration) and may read or write memory the request
-    // names (here only buffers this program owns, passed with their lengths);
-    // it returns its result in rdx.
-    unsafe {
-        std::arch::asm!(
-            "rol rdi, 3", "rol rdi, 13", "rol rdi, 61", "rol rdi, 51",
-            "xchg rbx, rbx",
-            in("rax") block.as_ptr(),
-            inout("rdx") default => result,
-            out("rdi") _,
-        );
-    }
-    result
-}
-
-fn running_on_valgrind() -> bool {
-    client_request(0, RUNNING_ON_VALGRIND, [0; 5]) != 0
-}
-
-fn mark(bytes: &[u8], request: u64) {
-    client_request(0, request, [bytes.as_ptr() as u64, bytes.len() as u64, 0, 0, 0]);
-}
-
-/// Whether any bit of `bytes` is undefined (GET_VBITS: a set bit in the
-/// result means undefined).
-fn carries_undefined_bits(bytes: &[u8]) -> bool {
-    let mut vbits = vec![0u8; bytes.len()];
-    let ok = client_request(0, GET_VBITS, [bytes.as_ptr() as u64, vbits.as_mut_ptr() as u64, bytes.len() as u64, 0, 0]);
-    assert_eq!(ok, 1, "GET_VBITS failed");
-    vbits.iter().any(|&v| v != 0)
-}
+use wegman_ctgrind::client::{carries_undefined_bits, classify, declassify, running_on_valgrind};
 
 /// The decoder of wegman before issue 9, for the negative control.
 #[inline(never)]
@@ -102,7 +55,7 @@ fn check(
     want: &[u8],
     leaky: bool,
 ) -> Result<(), String> {
-    mark(&text[digits.clone()], MAKE_MEM_UNDEFINED);
+    classify(&mut text[digits.clone()]);
     let got: Vec<u8> = if leaky {
         let hex = std::str::from_utf8(&text[digits.clone()]).map_err(|e| e.to_string())?;
         leaky_decode(hex).ok_or("leaky decoder refused")?
@@ -111,9 +64,10 @@ fn check(
     } else {
         keyfile::parse_material(&text)?.bytes.to_vec()
     };
+    let mut got = got;
     let flowed = carries_undefined_bits(&got);
-    mark(&got, MAKE_MEM_DEFINED);
-    mark(&text, MAKE_MEM_DEFINED);
+    declassify(&mut got);
+    declassify(&mut text);
     text.iter_mut().for_each(|b| *b = 0);
     if !flowed {
         return Err(format!("{name}: the decoded key carries no undefined bits: the test marked nothing"));

@@ -11,22 +11,21 @@
 //! name inlined frames) into its own target directory. Valgrind is
 //! required: without it these tests fail, unless `WEGMAN_SKIP_VALGRIND=1`
 //! is set, which skips them with a message. `VALGRIND` overrides the tool.
+//! Each run prints memcheck's report as one line (`wegman_ctgrind::report`),
+//! which `scripts/ctgrind` collects into its table.
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::OnceLock;
 
-const SKIP_VAR: &str = "WEGMAN_SKIP_VALGRIND";
+use wegman_ctgrind::memcheck::{self, ERROR_EXIT, Run};
+
 const VALIDITY: &str = "wegman-cli-hex-validity-is-public";
 const FORMAT: &str = "wegman-cli-key-file-format-is-public";
 
 fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn valgrind() -> String {
-    std::env::var("VALGRIND").unwrap_or_else(|_| "valgrind".into())
 }
 
 /// The example, built once per test process.
@@ -49,77 +48,46 @@ fn harness() -> &'static Path {
     })
 }
 
-/// valgrind's version, or `None` if the test is to be skipped.
-fn valgrind_or_skip(test: &str) -> Option<String> {
-    if std::env::var(SKIP_VAR).is_ok_and(|v| v == "1") {
-        println!("{test}: SKIPPED ({SKIP_VAR}=1): the constant-time check did not run");
-        return None;
-    }
-    match Command::new(valgrind()).arg("--version").output() {
-        Ok(out) if out.status.success() => Some(String::from_utf8_lossy(&out.stdout).trim().to_owned()),
-        _ => panic!("{test}: valgrind is required (apt-get install valgrind), or set {SKIP_VAR}=1 to skip this test"),
-    }
-}
-
-fn memcheck(args: &[&str]) -> (Output, String, String) {
-    let mut supp = std::ffi::OsString::from("--suppressions=");
-    supp.push(crate_dir().join("tests/ctgrind_keys.supp"));
-    let out = Command::new(valgrind())
-        .args(["--tool=memcheck", "--error-exitcode=1", "--track-origins=yes", "--num-callers=30", "-s"])
-        .arg(supp)
-        .arg(harness())
-        .args(args)
-        .output()
-        .expect("run valgrind");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    (out, stdout, stderr)
-}
-
-/// How often suppression `name` was used (from `-s`'s `used_suppression:` lines).
-fn uses(stderr: &str, name: &str) -> u64 {
-    stderr
-        .lines()
-        .filter_map(|l| l.split_once("used_suppression:").map(|(_, r)| r.split_whitespace().collect::<Vec<_>>()))
-        .filter(|w| w.get(1) == Some(&name))
-        .map(|w| w[0].parse::<u64>().expect("a count"))
-        .sum()
-}
-
-fn summary(stderr: &str) -> &str {
-    stderr.lines().rev().find_map(|l| l.find("ERROR SUMMARY:").map(|i| &l[i..])).expect("an ERROR SUMMARY line")
+/// Run the example under memcheck with `args`; prints memcheck's report
+/// line (for `scripts/ctgrind`) as `label`.
+fn memcheck(args: &[&str], label: &str) -> Run {
+    let supp = crate_dir().join("tests/ctgrind_keys.supp");
+    let run = memcheck::run(harness(), args, &[supp.as_path()]);
+    println!("{}", run.report.line(label));
+    run
 }
 
 #[test]
 fn key_parsing_never_branches_on_a_key_digit() {
-    let Some(version) = valgrind_or_skip("key_parsing_never_branches_on_a_key_digit") else { return };
-    let (out, stdout, stderr) = memcheck(&[]);
-    let context = format!("stdout:\n{stdout}\nvalgrind:\n{stderr}");
+    let Some(version) = memcheck::version_or_skip("key_parsing_never_branches_on_a_key_digit") else { return };
+    let run = memcheck(&[], "CLI keys");
+    let (r, context) = (&run.report, run.context());
     println!(
-        "{version}: {}; {VALIDITY} used {} times, {FORMAT} {} times\n{stdout}",
-        summary(&stderr),
-        uses(&stderr, VALIDITY),
-        uses(&stderr, FORMAT)
+        "{version}: {} errors; {VALIDITY} used {} times, {FORMAT} {} times\n{}",
+        r.errors,
+        r.uses(VALIDITY),
+        r.uses(FORMAT),
+        run.stdout
     );
-    assert!(summary(&stderr).starts_with("ERROR SUMMARY: 0 errors from 0 contexts"), "{context}");
-    assert_eq!(out.status.code(), Some(0), "{context}");
-    assert!(stdout.contains("ctgrind_keys: 6 passed, 0 failed"), "{context}");
+    assert!(r.is_clean(), "{context}");
+    assert_eq!(run.status.code(), Some(0), "{context}");
+    assert!(run.stdout.contains("ctgrind_keys: 6 passed, 0 failed"), "{context}");
     // The verdicts were computed from undefined digits: the test marked the
     // key, and both bare and wegman-format files went through the parser.
-    assert!(uses(&stderr, VALIDITY) >= 6, "{context}");
-    assert!(uses(&stderr, FORMAT) >= 2, "{context}");
+    assert!(r.uses(VALIDITY) >= 6, "{context}");
+    assert!(r.uses(FORMAT) >= 2, "{context}");
 }
 
 #[test]
 fn negative_control_the_old_decoder_is_caught() {
-    let Some(version) = valgrind_or_skip("negative_control_the_old_decoder_is_caught") else { return };
-    let (out, stdout, stderr) = memcheck(&["--leaky"]);
-    let context = format!("stdout:\n{stdout}\nvalgrind:\n{stderr}");
-    println!("{version}, --leaky (must be caught): {}", summary(&stderr));
-    assert!(stdout.contains("ctgrind_keys --leaky: ran the old decoder on 6 keys"), "{context}");
-    assert_eq!(out.status.code(), Some(1), "memcheck did not fail the old decoder: {context}");
-    assert!(stderr.contains("Conditional jump or move depends on uninitialised value"), "{context}");
+    let Some(version) = memcheck::version_or_skip("negative_control_the_old_decoder_is_caught") else { return };
+    let run = memcheck(&["--leaky"], "CLI keys --leaky");
+    let (log, context) = (&run.log, run.context());
+    println!("{version}, --leaky (must be caught): {} errors", run.report.errors);
+    assert!(run.stdout.contains("ctgrind_keys --leaky: ran the old decoder on 6 keys"), "{context}");
+    assert_eq!(run.status.code(), Some(ERROR_EXIT), "memcheck did not fail the old decoder: {context}");
+    assert!(log.contains("Conditional jump or move depends on uninitialised value"), "{context}");
     // u8::from_str_radix, which the old decoder ran on each pair of digits
-    assert!(stderr.contains("from_ascii_radix") || stderr.contains("from_str_radix"), "{context}");
-    assert!(stderr.contains("Uninitialised value was created by a client request"), "{context}");
+    assert!(log.contains("from_ascii_radix") || log.contains("from_str_radix"), "{context}");
+    assert!(log.contains("Uninitialised value was created by a client request"), "{context}");
 }

@@ -71,6 +71,23 @@ pub(crate) fn tag_eq(mine: &Tag, tag: &[u8]) -> bool {
     ct::eq16(&mine.bytes, &given)
 }
 
+/// Whether a tag verified, made public: the one place CWC branches on a
+/// value computed from the secrets.
+///
+/// The verdict is public by design (decryption must act on it: release the
+/// plaintext, or nothing), and everything before it is computed without a
+/// branch (`tag_eq`). Here it decides by a jump, so the `Result` handed back
+/// is a plain value that callers may branch on. The failure arm passes
+/// through `black_box`, which the optimizer can neither drop nor execute
+/// speculatively, so the choice stays a jump rather than a select; and the
+/// function stays out of line, so that the constant-time check
+/// (`crates/wegman-ctgrind`) can allow this branch, by this name, and no
+/// other.
+#[inline(never)]
+pub(crate) fn public_verdict(ok: bool) -> Result<(), Error> {
+    if ok { Ok(()) } else { Err(core::hint::black_box(Error::TagMismatch)) }
+}
+
 pub(crate) fn check_tag_len(tag_len: usize) -> Result<(), Error> {
     if (1..=TAG_BYTES).contains(&tag_len) {
         Ok(())
@@ -158,7 +175,7 @@ impl CwcKey {
         tag: &[u8],
     ) -> Result<(), Error> {
         if buf.len() > SHORT_BYTES {
-            self.verify_detached(nonce, aad, buf, tag)?;
+            public_verdict(self.tag_matches(nonce, aad, buf, tag)?)?;
             Ctr::new(nonce).apply(&self.cipher, buf);
             return Ok(());
         }
@@ -186,17 +203,18 @@ impl CwcKey {
         let ks = &mut ks[..buf.len()];
         let mut pad = Ctr::new(nonce).apply_with_pad(&self.cipher, ks);
         let mine = self.tag_whole(aad, buf, &mut pad, tag.len());
-        let ok = tag_eq(&mine, tag);
-        if ok {
+        let verdict = public_verdict(tag_eq(&mine, tag));
+        if verdict.is_ok() {
             for (b, k) in buf.iter_mut().zip(ks.iter()) {
                 *b ^= k;
             }
         }
         ks.zeroize();
-        if ok { Ok(()) } else { Err(Error::TagMismatch) }
+        verdict
     }
 
-    /// Only the tag check of CWC-DEC (no decryption).
+    /// Only the tag check of CWC-DEC (no decryption). The result is still
+    /// computed from the secrets (no branch has been taken on it).
     pub fn verify_detached(
         &self,
         nonce: &[u8; NONCE_BYTES],
@@ -204,6 +222,18 @@ impl CwcKey {
         ciphertext: &[u8],
         tag: &[u8],
     ) -> Result<(), Error> {
+        ct::verdict(self.tag_matches(nonce, aad, ciphertext, tag)?)
+    }
+
+    /// Whether `tag` is right for the ciphertext, in constant time; errors
+    /// only for lengths (public).
+    pub(crate) fn tag_matches(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        ciphertext: &[u8],
+        tag: &[u8],
+    ) -> Result<bool, Error> {
         check_tag_len(tag.len())?;
         check_len("associated data", aad.len() as u64)?;
         check_len("ciphertext", ciphertext.len() as u64)?;
@@ -211,7 +241,7 @@ impl CwcKey {
         let mut pad = counter_block(nonce, 0);
         self.cipher.encrypt(&mut pad);
         let mine = self.tag_whole(aad, ciphertext, &mut pad, tag.len());
-        crate::ct::verdict(tag_eq(&mine, tag))
+        Ok(tag_eq(&mine, tag))
     }
 
     /// CWC-ENC: `ciphertext || tag`.

@@ -116,9 +116,7 @@ impl<'k> Verifier<'k> {
         // ciphertext: wiped whenever it drops, on every path.
         let verified = Zeroizing::new(self.hash.clone().finalize(&self.key.hash));
         let mine = self.key.mac(&self.nonce, self.hash, self.tag_len);
-        if !super::key::tag_eq(&mine, tag) {
-            return Err(Error::TagMismatch);
-        }
+        super::key::public_verdict(super::key::tag_eq(&mine, tag))?;
         Ok(Decryptor { key: self.key, ctr: Ctr::new(&self.nonce), hash: self.second, verified, len })
     }
 }
@@ -155,7 +153,7 @@ impl Decryptor<'_> {
     pub fn finish(self) -> Result<(), Error> {
         let (_, len) = self.hash.lengths();
         let again = Zeroizing::new(self.hash.finalize(&self.key.hash));
-        if len == self.len && ct::eq(&*again, &*self.verified) { Ok(()) } else { Err(Error::TagMismatch) }
+        ct::verdict(len == self.len && ct::eq(&*again, &*self.verified))
     }
 }
 

@@ -65,7 +65,8 @@
 //! here is exact, an FMA would not change a result either.
 //!
 //! The output conversion turns each coefficient into an `i64` (exact: an
-//! integer below 2^35), propagates signed 32-bit carries, adds 4p to make the
+//! integer below 2^35, read from the bits of its sum with 3 * 2^51, without
+//! a branch), propagates signed 32-bit carries, adds 4p to make the
 //! value positive and hands h < 5 * 2^128 to the portable backend's constant-
 //! time final reduction and the addition of s.
 
@@ -115,6 +116,19 @@ fn le32(b: &[u8], i: usize) -> u32 {
 fn carry(a: f64, alpha: f64) -> (f64, f64) {
     let y = (a + alpha) - alpha;
     (y, a - y)
+}
+
+/// An integer-valued double below 2^51 in magnitude as an `i64`, by the
+/// carries' own trick: `a + 3 * 2^51` lies in [2^52, 2^53), where doubles
+/// are spaced 1 apart, so its encoding is that of 3 * 2^51 plus `a`. Two
+/// exact additions and no branch: Rust's `a as i64` saturates (out-of-range
+/// values and NaN), which at opt-level 1 compiled to a compare and a jump on
+/// the value, i.e. on the secret (valgrind's ctgrind check found it).
+#[inline(always)]
+fn to_i64(a: f64) -> i64 {
+    const SHIFT: f64 = alpha(0);
+    debug_assert!(a.fract() == 0.0 && a.abs() < pow2(51));
+    ((a + SHIFT).to_bits() as i64).wrapping_sub(SHIFT.to_bits() as i64)
 }
 
 impl State {
@@ -186,7 +200,7 @@ impl State {
         // Exact coefficients: integers below 2^35 in magnitude.
         let mut c = [0i64; 4];
         for ((ci, &hi), &inv) in c.iter_mut().zip(&self.h).zip(&INV_WEIGHT) {
-            *ci = (hi * inv) as i64;
+            *ci = to_i64(hi * inv);
         }
         // + 4p = 2^132 - 20 keeps h mod p and makes the top positive.
         c[3] += 1 << 36;
