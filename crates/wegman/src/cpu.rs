@@ -138,37 +138,87 @@ impl Features {
 
     #[cfg(target_arch = "x86_64")]
     fn detect_x86() -> Self {
-        let avx2 = std::is_x86_feature_detected!("avx2");
-        let ifma = std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512vl")
-            && std::is_x86_feature_detected!("avx512ifma")
-            && std::is_x86_feature_detected!("avx512vbmi");
-        let aesni = std::is_x86_feature_detected!("aes") && std::is_x86_feature_detected!("ssse3");
-        let vaes = aesni
-            && std::is_x86_feature_detected!("vaes")
-            && std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512bw");
-        let (ifma, vaes) = if cfg!(wegman_backend = "avx2") { (false, false) } else { (ifma, vaes) };
+        let found = Self::from_cpuid(Cpuid::read());
+        if cfg!(wegman_backend = "avx2") { Features { avx512ifma: None, vaes: None, ..found } } else { found }
+    }
+
+    /// The one rule from what the CPU reports to the tokens a backend may
+    /// use. Each token needs exactly the instructions its leaves execute,
+    /// and no token is inferred from another: a CPU may have VAES without
+    /// AVX-512 (Zen 3, Alder Lake), AVX2 without AES-NI, and so on.
+    ///
+    /// - [`AesNi`]: AES-NI and SSSE3;
+    /// - [`Avx2`]: AVX2 (with the OS saving the ymm registers, which the
+    ///   standard library's detection checks);
+    /// - [`Avx512Ifma`]: AVX-512 F, VL, IFMA and VBMI, and AVX2 (the IFMA
+    ///   backends finish their tails with the AVX2 code);
+    /// - [`Vaes`]: VAES on 512-bit registers: AES-NI, SSSE3, VAES, AVX-512 F
+    ///   and BW. VAES on 256-bit registers alone (VAES + AVX2) gives no token
+    ///   yet: no leaf uses it, and such a CPU runs the AES-NI code.
+    #[cfg(target_arch = "x86_64")]
+    fn from_cpuid(c: Cpuid) -> Self {
+        let aesni = c.aes && c.ssse3;
+        let ifma = c.avx2 && c.avx512f && c.avx512vl && c.avx512ifma && c.avx512vbmi;
+        let vaes = aesni && c.vaes && c.avx512f && c.avx512bw;
         Features {
             aesni: aesni.then_some(AesNi(())),
-            avx2: avx2.then_some(Avx2(())),
-            avx512ifma: (avx2 && ifma).then_some(Avx512Ifma(())),
+            avx2: c.avx2.then_some(Avx2(())),
+            avx512ifma: ifma.then_some(Avx512Ifma(())),
             vaes: vaes.then_some(Vaes(())),
             float64: false,
         }
     }
 
+    /// The rule's verdict on a set of flags, as booleans (`[AES-NI, AVX2,
+    /// VAES-512, AVX-512 IFMA]`), for tests of the rule on CPUs this machine
+    /// is not: a token itself can only come from a real detection.
+    #[doc(hidden)]
+    #[cfg(target_arch = "x86_64")]
+    pub fn rule(c: Cpuid) -> [bool; 4] {
+        let f = Self::from_cpuid(c);
+        [f.aesni.is_some(), f.avx2.is_some(), f.vaes.is_some(), f.avx512ifma.is_some()]
+    }
+
+    /// What [`Features::detect`] would give on this CPU without the
+    /// `wegman_backend` caps: tests compare the two, so a token missing on a
+    /// CPU that has its instructions fails a test, and a token the CPU
+    /// cannot back is impossible (it only ever comes from this rule).
+    pub fn uncapped() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        return Self::from_cpuid(Cpuid::read());
+        #[cfg(not(target_arch = "x86_64"))]
+        Self::portable()
+    }
+
     /// Whether this build caps detection below what the CPU has
     /// (`wegman_backend` set): tests that find a backend missing ask this
     /// before blaming the CPU.
-    #[cfg(test)]
-    pub(crate) fn capped() -> bool {
+    pub fn capped() -> bool {
         cfg!(wegman_backend = "portable") || cfg!(wegman_backend = "avx2")
     }
 
     #[cfg(not(target_arch = "x86_64"))]
     fn detect_x86() -> Self {
         Self::portable()
+    }
+
+    /// Why a test of a leaf needing `token` finds no such token here: the
+    /// build's cap, or a CPU without the instructions (named with every flag
+    /// it reports). Panics if the CPU has them and the build does not cap
+    /// them, since then a token is missing that should not be.
+    #[doc(hidden)]
+    pub fn explain_missing(token: &str, uncapped_has_it: bool) -> String {
+        let why = if Self::capped() {
+            "this build caps detection (wegman_backend)".to_string()
+        } else {
+            assert!(!uncapped_has_it, "the CPU has what {token} needs, yet detect() gave no {token} token");
+            format!("the CPU lacks what {token} needs")
+        };
+        #[cfg(target_arch = "x86_64")]
+        let seen = Cpuid::read().to_string();
+        #[cfg(not(target_arch = "x86_64"))]
+        let seen = "not x86-64".to_string();
+        format!("no {token} token: {why} (CPU reports: {seen})")
     }
 
     /// The AES-NI token, if these features include AES-NI and SSSE3.
@@ -210,6 +260,76 @@ impl Features {
     }
 }
 
+/// What this CPU reports, one flag per instruction set a backend could
+/// use: the input of [`Features`]' rule, and what tests print when they
+/// find no backend for a CPU.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct Cpuid {
+    pub aes: bool,
+    pub ssse3: bool,
+    pub pclmulqdq: bool,
+    pub avx2: bool,
+    pub bmi2: bool,
+    pub avx512f: bool,
+    pub avx512vl: bool,
+    pub avx512bw: bool,
+    pub avx512ifma: bool,
+    pub avx512vbmi: bool,
+    pub vaes: bool,
+    pub vpclmulqdq: bool,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Cpuid {
+    /// The flags, as the standard library detects them (cached by it).
+    pub fn read() -> Self {
+        use std::is_x86_feature_detected as has;
+        Cpuid {
+            aes: has!("aes"),
+            ssse3: has!("ssse3"),
+            pclmulqdq: has!("pclmulqdq"),
+            avx2: has!("avx2"),
+            bmi2: has!("bmi2"),
+            avx512f: has!("avx512f"),
+            avx512vl: has!("avx512vl"),
+            avx512bw: has!("avx512bw"),
+            avx512ifma: has!("avx512ifma"),
+            avx512vbmi: has!("avx512vbmi"),
+            vaes: has!("vaes"),
+            vpclmulqdq: has!("vpclmulqdq"),
+        }
+    }
+
+    fn flags(self) -> [(&'static str, bool); 12] {
+        [
+            ("aes", self.aes),
+            ("ssse3", self.ssse3),
+            ("pclmulqdq", self.pclmulqdq),
+            ("avx2", self.avx2),
+            ("bmi2", self.bmi2),
+            ("avx512f", self.avx512f),
+            ("avx512vl", self.avx512vl),
+            ("avx512bw", self.avx512bw),
+            ("avx512ifma", self.avx512ifma),
+            ("avx512vbmi", self.avx512vbmi),
+            ("vaes", self.vaes),
+            ("vpclmulqdq", self.vpclmulqdq),
+        ]
+    }
+}
+
+/// The flags the CPU has, space-separated (`none` if it has none of them).
+#[cfg(target_arch = "x86_64")]
+impl fmt::Display for Cpuid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let have: Vec<&str> = self.flags().iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect();
+        f.write_str(if have.is_empty() { "none" } else { "" })?;
+        f.write_str(&have.join(" "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,6 +340,9 @@ mod tests {
         assert_eq!(Features::detect(), first);
         if !cfg!(wegman_backend = "portable") {
             assert_eq!(first, Features::detect_x86());
+        }
+        if !Features::capped() {
+            assert_eq!(first, Features::uncapped());
         }
     }
 
@@ -235,10 +358,12 @@ mod tests {
         let all = Features::detect();
         let levels = all.every_level();
         assert_eq!(levels[0], Features::portable());
-        assert_eq!(*levels.last().unwrap(), if all.avx2().is_some() { all } else { Features::portable() });
+        assert_eq!(*levels.last().unwrap(), all);
         for f in levels {
+            assert!(f.aesni().is_none() || all.aesni().is_some());
             assert!(f.avx2().is_none() || all.avx2().is_some());
             assert!(f.avx512ifma().is_none() || all.avx512ifma().is_some());
+            assert!(f.vaes().is_none() || all.vaes().is_some());
         }
     }
 }
