@@ -424,25 +424,8 @@ fn run(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
-/// The backend each wegman family runs on here, as reported by keys made the
-/// way users make them (so the label is the backend that ran, not a guess).
-pub(crate) struct Backends {
-    pub(crate) poly1305: wegman::platform::Platform,
-    pub(crate) mmh: wegman::platform::Platform,
-    pub(crate) cwc: wegman::platform::Platform,
-}
-
-pub(crate) fn wegman_backends() -> Backends {
-    let key = wegman::poly1305aes::Key::from_bytes_clamped(&[1; 32]);
-    Backends {
-        poly1305: wegman::poly1305aes::ExpandedKey::new(&key).platform(),
-        mmh: wegman::mmh::MacKey::new(wegman::mmh::Alg::Mmh32, &[1; 32]).platform(),
-        cwc: wegman::cwc::CwcKey::new(&[1; 16]).expect("a 16-byte key").platform(),
-    }
-}
-
-impl std::fmt::Display for Backends {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Poly1305 {}, MMH {}, CWC-HASH {}", self.poly1305, self.mmh, self.cwc)
-    }
+/// The backend each wegman family runs on here, as its own dispatch reports
+/// it (so the label is the code that runs, not a guess), with the CPU class.
+pub(crate) fn wegman_backends() -> wegman::platform::Backends {
+    wegman::platform::Backends::detect()
 }

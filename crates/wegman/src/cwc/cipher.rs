@@ -92,6 +92,16 @@ impl Cipher {
         let _ = len;
     }
 
+    /// The code that runs counter mode for long runs: the VAES leaf, or
+    /// the `aes` crate (its own AES-NI or bitsliced code).
+    pub(crate) fn ctr_name(&self) -> &'static str {
+        #[cfg(target_arch = "x86_64")]
+        if self.wide.is_some() {
+            return "vaes512";
+        }
+        "aes-crate"
+    }
+
     pub(crate) fn key_bytes(&self) -> usize {
         match self.aes {
             Aes::Aes128(_) => 16,

@@ -33,6 +33,13 @@ mod stream;
 
 pub use self::aead::{Cwc, CwcAes128, CwcAes192, CwcAes256, CwcTagSize};
 pub use key::{CwcKey, Tag};
+
+/// The backends of CWC-HASH and of CWC-CTR for `features`, as labels.
+pub(crate) fn backend_names(features: crate::cpu::Features) -> (&'static str, &'static str) {
+    let hash = backend::HashKey::new(1, features).platform().name();
+    let ctr = cipher::Cipher::new(&[0; 16], features).map_or("none", |c| c.ctr_name());
+    (hash, ctr)
+}
 pub use stream::{Decryptor, Encryptor, Verifier};
 
 /// Nonce length in bytes (88 bits).

@@ -82,5 +82,11 @@ mod tree;
 pub use alg::{Alg, Family, K as BLOCK_WORDS, KEY_BYTES, MAX_LEVELS, MAX_TAG_BYTES, NONCE_BYTES};
 pub use batch::{Item, mac_many, verify_many};
 pub use key::MacKey;
+
+/// The backends of the 32-bit and the 64-bit algorithms for `features`.
+pub(crate) fn backend_names(features: crate::cpu::Features) -> (&'static str, &'static str) {
+    let of = |alg| backend::Keys::new(alg, features).platform().name();
+    (of(Alg::Mmh32), of(Alg::Mmh64))
+}
 pub use mac::{Mmh, Tag, mac, verify};
 pub use traits::{Mmh32Mac, Mmh32x2Mac, Mmh32x3Mac, Mmh32x4Mac, Mmh64Mac, Mmh64x2Mac, Nmh32Mac};

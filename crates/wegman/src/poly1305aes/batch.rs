@@ -20,7 +20,7 @@ use zeroize::Zeroize;
 
 use super::backend::{Precomputed, State};
 use super::key::{Key, NONCE_BYTES, TAG_BYTES};
-use super::mac::one_shot_pad;
+use super::mac::{PadEngine, one_shot_pad};
 use super::poly1305::whole_message;
 use crate::cpu::Features;
 use crate::error::Error;
@@ -97,6 +97,14 @@ fn lanes(chunk: &[Item<'_>], features: Features, pads: &[[u8; 16]; LANES], out: 
     }
     let _ = (chunk, features, pads, out);
     false
+}
+
+/// The backends a batch runs on with `features`: (the pads of a chunk of
+/// eight, the polynomials of eight equal-length messages), as labels.
+pub(crate) fn backend_names(features: Features) -> (&'static str, &'static str) {
+    let pads = if features.vaes().is_some() { "vaes512" } else { PadEngine::pick(features).name() };
+    let lanes = if features.avx512ifma().is_some() { "ifma-lanes" } else { "per-item" };
+    (pads, lanes)
 }
 
 /// AES_k(n) of each item of `chunk` into `pads`.
