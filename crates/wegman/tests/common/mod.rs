@@ -46,3 +46,46 @@ pub fn arr16(v: &Value, field: &str) -> [u8; 16] {
 pub fn has(v: &Value, field: &str) -> bool {
     v.get(field).is_some()
 }
+
+/// Whether the tests run under an emulator (`WEGMAN_EMULATED=1`, set by
+/// `scripts/test-cpu-classes` for its qemu runs), where the heaviest loops
+/// run fewer random cases but never fewer backends or threshold lengths.
+pub fn emulated() -> bool {
+    std::env::var_os("WEGMAN_EMULATED").is_some_and(|v| v == "1")
+}
+
+/// Every length `0..=max`; under emulation every length to `dense`, then
+/// each length within one byte of a multiple of 16 (every block boundary,
+/// so every threshold, which are all multiples of 16).
+pub fn lengths(max: usize, dense: usize) -> Vec<usize> {
+    (0..=max).filter(|&n| keep(n, dense, &[16])).collect()
+}
+
+/// Whether a test keeps length `n`: always natively; under emulation when
+/// `n <= dense` or `n` is within one byte of a multiple of one of `steps`
+/// (the block and chunk sizes whose multiples every threshold is).
+pub fn keep(n: usize, dense: usize, steps: &[usize]) -> bool {
+    !emulated() || n <= dense || steps.iter().any(|&s| matches!(n % s, 0 | 1) || n % s == s - 1)
+}
+
+/// `n` random cases, or an eighth of them (at least one) under emulation.
+pub fn scaled(n: usize) -> usize {
+    if emulated() { n.div_ceil(8) } else { n }
+}
+
+/// The levels of `Features::detect().every_level()` that run different code
+/// for one family (`family` picks its labels from the backend report): the
+/// levels between them run the same leaves, so testing them again adds time
+/// (an emulator's, mostly) and no coverage.
+pub fn distinct_levels<T: PartialEq>(family: impl Fn(wegman::platform::Backends) -> T) -> Vec<wegman::cpu::Features> {
+    let mut seen: Vec<T> = Vec::new();
+    let mut out = Vec::new();
+    for f in wegman::cpu::Features::detect().every_level() {
+        let labels = family(wegman::platform::Backends::for_features(f));
+        if !seen.contains(&labels) {
+            seen.push(labels);
+            out.push(f);
+        }
+    }
+    out
+}
