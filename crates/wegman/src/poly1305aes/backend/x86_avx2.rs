@@ -366,3 +366,75 @@ fn two_sets(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m256i) -> [u64; 3] {
     let (da, db) = (mul(&a, &ra, &sa), mul(&b, &rb, &sb));
     to_radix64(core::array::from_fn(|i| hsum(_mm256_add_epi64(da[i], db[i]))))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `x mod 2^130 - 5` for x < 2^192 given as three 64-bit words, as
+    /// (bits 128 and up, bits 0..128) of the canonical residue.
+    fn mod_p(x: [u64; 3]) -> (u128, u128) {
+        // x = lo + 2^128 * hi, with 2^130 = 5 (mod p).
+        let (mut lo, mut hi) = (u128::from(x[0]) | u128::from(x[1]) << 64, u128::from(x[2]));
+        while hi >= 4 {
+            // hi * 2^128 = (hi >> 2) * 2^130 + (hi & 3) * 2^128
+            let (q, rest) = (hi >> 2, hi & 3);
+            let (v, c) = lo.overflowing_add(5 * q);
+            lo = v;
+            hi = rest + u128::from(c);
+        }
+        // now x = lo + hi * 2^128 < 2^130: one conditional subtraction of p
+        let p_lo = u128::MAX - 4; // p = 3 * 2^128 + (2^128 - 5)
+        if hi == 3 && lo >= p_lo {
+            lo -= p_lo;
+            hi = 0;
+        }
+        (hi, lo)
+    }
+
+    /// Σ sums[i] · 2^(26 i) as three 64-bit words (each sum < 2^61).
+    fn value(sums: [u64; 5]) -> [u64; 3] {
+        let mut acc = [0u128; 3];
+        for (i, &s) in sums.iter().enumerate() {
+            let bit = 26 * i;
+            let (w, off) = (bit / 64, bit % 64);
+            let wide = u128::from(s) << off; // < 2^125
+            acc[w] += wide & u128::from(u64::MAX);
+            acc[w + 1] += wide >> 64;
+        }
+        let mut out = [0u64; 3];
+        let mut carry = 0u128;
+        for i in 0..3 {
+            let v = acc[i] + carry;
+            out[i] = v as u64;
+            carry = v >> 64;
+        }
+        out
+    }
+
+    /// The conversion back to radix 2^64 at the sums where its 128-bit
+    /// addition carries into h2: a limb 1 of 2^26 after the fold (the
+    /// carry chain leaves it up to 2^26 + 2^12) with limb 4's low 24 bits
+    /// all ones. Dropping that carry was a planted bug no test reached.
+    #[test]
+    fn to_radix64_keeps_the_carry_into_h2() {
+        let m = (1u64 << 26) - 1;
+        let cases = [
+            [m, m, m, m, (1 << 26) + (1 << 24) - 1],
+            [m, m, m, m, (1 << 24) - 1 + (7 << 26)],
+            [m + 7, m, m, m, (1 << 26) + (1 << 24) - 1],
+            [0, 0, 0, 0, 0],
+            [m; 5],
+            [(1 << 60) - 1; 5],
+        ];
+        let mut carried = 0;
+        for sums in cases {
+            let got = to_radix64(sums);
+            assert!(got[2] <= 4, "h2 = {} for {sums:x?}", got[2]);
+            assert_eq!(mod_p(got), mod_p(value(sums)), "sums {sums:x?}");
+            let d = carry_scalar(sums);
+            carried += usize::from(d[1] >> 26 != 0 && d[4] & ((1 << 24) - 1) == (1 << 24) - 1);
+        }
+        assert!(carried >= 2, "the cases must reach the carry");
+    }
+}
