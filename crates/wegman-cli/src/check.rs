@@ -8,8 +8,14 @@
 //! missing, 2 for usage, I/O or malformed-manifest errors (strict: one
 //! malformed line makes the run fail with 2, after the well-formed lines
 //! have been checked). docs/manifest.md has the rules.
+//!
+//! Nothing in the manifest is trusted before its seal verifies: the seal is
+//! checked first, and no listed file is opened unless it verified (or, with
+//! `--allow-unsealed`, there is none). A listed file must be a regular file
+//! unless `--allow-special`; a line longer than [`MAX_LINE`] bytes is an
+//! error, and running out of memory for the lines is an error, not an abort.
 
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -41,6 +47,10 @@ pub struct CheckArgs {
     /// added to it or reordered in it go unnoticed.
     #[arg(long)]
     pub allow_unsealed: bool,
+    /// Also read listed files that are not regular files (FIFOs, devices):
+    /// such a file can block or never end.
+    #[arg(long)]
+    pub allow_special: bool,
     /// The manifest made by `wegman tag`; `-` is standard input.
     #[arg(value_name = "MANIFEST")]
     pub manifest: PathBuf,
@@ -54,6 +64,10 @@ enum Outcome {
 
 /// The manifest's lines as read: the raw bytes of each (the seal covers
 /// them exactly), the file lines for this key, the seal and its position.
+/// The longest manifest line read (a name of 4096 bytes, each escaped,
+/// is under 8.3 KiB with its tag).
+pub const MAX_LINE: usize = 64 * 1024;
+
 struct Parsed {
     raw: Vec<Vec<u8>>,
     files: Vec<Line>,
@@ -72,8 +86,21 @@ fn parse(args: &CheckArgs, key: &AnyKey, mname: &str, sink: &mut dyn Sink) -> Re
     let label = key.alg().label();
     let reader = input::open(&args.manifest).map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
     let mut p = Parsed { raw: Vec::new(), files: Vec::new(), seal: None, malformed: 0 };
-    for (no, line) in BufReader::new(reader).split(b'\n').enumerate() {
-        let line = line.map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
+    let mut reader = BufReader::new(reader);
+    for no in 0.. {
+        let mut line = Vec::new();
+        let read = (&mut reader).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line);
+        if read.map_err(|e| format!("{mname}: {}", input::describe(&e)))? == 0 {
+            break;
+        }
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        } else if line.len() > MAX_LINE {
+            return Err(format!("{mname}: line {}: longer than {MAX_LINE} bytes", no + 1));
+        }
+        let oom = |_| format!("{mname}: out of memory at line {}", no + 1);
+        p.raw.try_reserve(1).map_err(oom)?;
+        p.files.try_reserve(1).map_err(oom)?;
         let entry = std::str::from_utf8(&line).ok().and_then(manifest::parse);
         p.raw.push(line);
         if p.seal.is_some() {
@@ -127,6 +154,7 @@ impl CheckArgs {
             status: false,
             ignore_missing: false,
             allow_unsealed: false,
+            allow_special: false,
             manifest,
         }
     }
@@ -151,6 +179,13 @@ pub fn run_to(args: &CheckArgs, sink: &mut dyn Sink) -> Result<u8, String> {
         Some((no, s)) => Some(seal_verifies(&key, &raw[..*no], s)?),
         None => None,
     };
+    // No listed file is opened before the seal verifies: an untrusted
+    // manifest could name a FIFO or a device, or thousands of files.
+    if sealed == Some(false) || (sealed.is_none() && !args.allow_unsealed) {
+        report_malformed(args, sink, malformed);
+        report_seal(args, sink, &mname, sealed);
+        return Ok(if malformed > 0 { 2 } else { 1 });
+    }
 
     let (mut failed, mut unreadable, mut verified) = (0usize, 0usize, 0usize);
     parallel::ordered(
@@ -158,7 +193,9 @@ pub fn run_to(args: &CheckArgs, sink: &mut dyn Sink) -> Result<u8, String> {
         |_| Ok::<(), String>(()),
         |l, ()| {
             let prefix = if l.version >= 2 { manifest::file_message_prefix(&l.name) } else { Vec::new() };
-            match input::mac(&key, &l.nonce, &prefix, Path::new(&l.name), &indicatif::ProgressBar::hidden()) {
+            let file = input::open_listed(Path::new(&l.name), args.allow_special);
+            let mac = file.and_then(|f| input::mac_of(&key, &l.nonce, &prefix, f, &indicatif::ProgressBar::hidden()));
+            match mac {
                 Ok(mac) => match mac.verify(&l.tag) {
                     Ok(true) => Outcome::Ok,
                     Ok(false) => Outcome::Mismatch,
@@ -193,13 +230,7 @@ pub fn run_to(args: &CheckArgs, sink: &mut dyn Sink) -> Result<u8, String> {
     )?;
 
     let v1 = lines.iter().filter(|l| l.version == 1).count();
-    if malformed > 0 {
-        warn(
-            args,
-            sink,
-            format_args!("WARNING: {malformed} line{} improperly formatted", plural(malformed, " is", "s are")),
-        );
-    }
+    report_malformed(args, sink, malformed);
     if v1 > 0 {
         warn(
             args,
@@ -221,14 +252,40 @@ pub fn run_to(args: &CheckArgs, sink: &mut dyn Sink) -> Result<u8, String> {
     if failed > 0 {
         warn(args, sink, format_args!("WARNING: {failed} computed tag{} did NOT match", plural(failed, "", "s")));
     }
-    let seal_failed = match sealed {
+    let seal_failed = report_seal(args, sink, &mname, sealed);
+    if verified + failed + unreadable == 0 && malformed == 0 {
+        warn(args, sink, format_args!("{mname}: no file was verified"));
+    }
+    Ok(if malformed > 0 {
+        2
+    } else if failed > 0 || unreadable > 0 || verified == 0 || seal_failed {
+        1
+    } else {
+        0
+    })
+}
+
+fn report_malformed(args: &CheckArgs, sink: &mut dyn Sink, malformed: usize) {
+    if malformed > 0 {
+        warn(
+            args,
+            sink,
+            format_args!("WARNING: {malformed} line{} improperly formatted", plural(malformed, " is", "s are")),
+        );
+    }
+}
+
+/// The seal's warning, if any; whether it counts as a failure.
+fn report_seal(args: &CheckArgs, sink: &mut dyn Sink, mname: &str, sealed: Option<bool>) -> bool {
+    match sealed {
         Some(true) => false,
         Some(false) => {
             warn(
                 args,
                 sink,
                 format_args!(
-                    "WARNING: {mname}: the seal does NOT verify: lines were removed, added, reordered or changed"
+                    "WARNING: {mname}: the seal does NOT verify: lines were removed, added, reordered or changed \
+                     (no listed file was read)"
                 ),
             );
             true
@@ -240,22 +297,12 @@ pub fn run_to(args: &CheckArgs, sink: &mut dyn Sink) -> Result<u8, String> {
                 sink,
                 format_args!(
                     "WARNING: {mname}: no seal line, so lines could have been removed, added or reordered \
-                 (`wegman tag` ends every manifest with one; --allow-unsealed checks the lines anyway)"
+                     (`wegman tag` ends every manifest with one; --allow-unsealed checks the lines anyway)"
                 ),
             );
             true
         }
-    };
-    if verified + failed + unreadable == 0 && malformed == 0 {
-        warn(args, sink, format_args!("{mname}: no file was verified"));
     }
-    Ok(if malformed > 0 {
-        2
-    } else if failed > 0 || unreadable > 0 || verified == 0 || seal_failed {
-        1
-    } else {
-        0
-    })
 }
 
 fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {

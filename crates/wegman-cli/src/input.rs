@@ -12,6 +12,31 @@ pub fn open(path: &Path) -> io::Result<Box<dyn Read>> {
     if path.as_os_str() == "-" { Ok(Box::new(io::stdin())) } else { Ok(Box::new(File::open(path)?)) }
 }
 
+/// Open a file listed in a manifest: a regular file only, unless
+/// `allow_special` (a FIFO, a device such as `/dev/zero`, a directory). The
+/// open itself never blocks (`O_NONBLOCK`, which a regular file ignores), so
+/// a FIFO is refused instead of waiting for a writer forever.
+pub fn open_listed(path: &Path, allow_special: bool) -> io::Result<Box<dyn Read>> {
+    if allow_special {
+        return open(path);
+    }
+    #[cfg(unix)]
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        let nonblock = rustix::fs::OFlags::NONBLOCK.bits() as i32;
+        std::fs::OpenOptions::new().read(true).custom_flags(nonblock).open(path)?
+    };
+    #[cfg(not(unix))]
+    let file = File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (check --allow-special reads devices and FIFOs)",
+        ));
+    }
+    Ok(Box::new(file))
+}
+
 /// Size of a regular file (0 for stdin or when unknown), for progress bars.
 pub fn size_hint(path: &Path) -> u64 {
     if path.as_os_str() == "-" {
@@ -29,7 +54,17 @@ pub fn mac<'k>(
     path: &Path,
     progress: &ProgressBar,
 ) -> io::Result<AnyMac<'k>> {
-    let mut input = open(path)?;
+    mac_of(key, nonce, prefix, open(path)?, progress)
+}
+
+/// Stream `prefix` and then `input` through the MAC under `key` and `nonce`.
+pub fn mac_of<'k>(
+    key: &'k AnyKey,
+    nonce: &[u8; 16],
+    prefix: &[u8],
+    mut input: Box<dyn Read>,
+    progress: &ProgressBar,
+) -> io::Result<AnyMac<'k>> {
     let mut mac = key.start(nonce);
     mac.update(prefix).map_err(io::Error::other)?;
     let mut buf = vec![0u8; 64 * 1024];

@@ -6,6 +6,7 @@
 mod backend;
 mod cwc_cmd;
 mod explicit;
+mod guard;
 mod selftest;
 
 // The modules shared with the Python bindings live in the library (src/lib.rs).
@@ -125,7 +126,8 @@ fn main() -> ExitCode {
             };
         }
     };
-    let result = match cli.command {
+    let ready = guard::no_core_dumps().and_then(|()| guard::stdout_writable());
+    let result = ready.and_then(|()| match cli.command {
         Command::Keygen { output, alg } => keyfile::keygen(&output, alg).map(|()| 0),
         Command::Tag(args) => tag::run(&args),
         Command::Check(args) => check::run(&args),
@@ -134,7 +136,7 @@ fn main() -> ExitCode {
         Command::Seal(args) => cwc_cmd::seal(&args),
         Command::Open(args) => cwc_cmd::open(&args),
         Command::Selftest => selftest::run(),
-    };
+    });
     match result {
         Ok(code) => ExitCode::from(code),
         Err(msg) => {

@@ -154,9 +154,29 @@ pub fn format_seal(alg: MacAlg, lines: u64, nonce: &[u8; 16], tag: &[u8]) -> Str
 }
 
 /// Prefix for a status line about `name`, escaped the same way.
+///
+/// For a terminal, every other control character (C0, DEL and C1: escape
+/// sequences could move the cursor and hide a `FAILED`) is written as
+/// `\xHH` (`\u{HH}` for C1), the line again starting with `\`, as
+/// coreutils marks an escaped name.
 pub fn status_name(name: &str) -> String {
-    let (esc, escaped) = escape(name);
-    if escaped { format!("\\{esc}") } else { esc }
+    let mut out = String::with_capacity(name.len());
+    let mut any = false;
+    for c in name.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (0x80..0xa0).contains(&(c as u32)) => out.push_str(&format!("\\u{{{:02x}}}", c as u32)),
+            c => {
+                out.push(c);
+                continue;
+            }
+        }
+        any = true;
+    }
+    if any { format!("\\{out}") } else { out }
 }
 
 /// Parse a line; `None` if it is not properly formatted.

@@ -166,11 +166,15 @@ fn finding_3_a_file_checked_under_another_name_or_a_dropped_line_fails() {
     // the name is authenticated: the renamed line fails even with its seal gone
     for forged in [format!("{renamed}\n"), format!("{renamed}\n{seal}\n")] {
         d.write("F", forged.as_bytes());
+        // (without a valid seal no listed file is even opened)
         let out = d.run(&["check", "-k", "key", "F"]);
         assert_eq!(out.status.code(), Some(1), "{forged}");
-        assert_eq!(text(&out.stdout), "policy.conf: FAILED\n");
+        assert_eq!(text(&out.stdout), "");
         let out = d.run(&["check", "-k", "key", "--allow-unsealed", "F"]);
         assert_eq!(out.status.code(), Some(1), "{forged}");
+        if !forged.contains("MANIFEST") {
+            assert_eq!(text(&out.stdout), "policy.conf: FAILED\n");
+        }
     }
     // dropping, reordering or duplicating lines breaks the seal
     std::fs::write(d.path("policy.conf"), b"deny all\n").unwrap();

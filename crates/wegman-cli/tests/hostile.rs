@@ -1,0 +1,172 @@
+//! The command under a hostile environment (issue 20's minor items): a closed
+//! standard output, an untrusted manifest naming a FIFO or a device or
+//! holding a huge line, names with terminal escape codes, core dumps.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn wegman() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_wegman"))
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.stdin(Stdio::null()).output().expect("spawn wegman")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn keygen(dir: &Path) -> std::path::PathBuf {
+    let key = dir.join("k.key");
+    let out = run(wegman().arg("keygen").arg("-o").arg(&key));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    key
+}
+
+/// `wegman ARGS` with its standard output closed (`>&-`), through sh.
+fn closed_stdout(args: &[&str]) -> Output {
+    let mut sh = Command::new("sh");
+    sh.arg("-c").arg("exec \"$@\" >&-").arg("sh").arg(env!("CARGO_BIN_EXE_wegman")).args(args);
+    run(&mut sh)
+}
+
+#[test]
+fn tag_with_stdout_closed_spends_no_nonce_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keygen(dir.path());
+    let file = dir.path().join("f");
+    std::fs::write(&file, b"data").unwrap();
+    let state = dir.path().join("k.key.nonce");
+    let before = std::fs::read(&state).unwrap();
+    let out = closed_stdout(&["tag", "-k", key.to_str().unwrap(), file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("standard output is closed"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&state).unwrap(), before, "the nonce state moved");
+    // keygen and seal too
+    let out = closed_stdout(&["keygen", "-o", dir.path().join("k2.key").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!dir.path().join("k2.key").exists());
+    // a shell's `>/dev/null` is a choice, not a closed descriptor
+    let out = run(wegman().arg("tag").arg("-k").arg(&key).arg(&file).stdout(Stdio::null()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+/// A sealed manifest of `names` (regular files when tagged), then `prepare`
+/// may replace them; returns `check`'s output and how long it took.
+fn check_after(names: &[&str], prepare: impl FnOnce(&Path), extra: &[&str]) -> (Output, Duration) {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keygen(dir.path());
+    for n in names {
+        std::fs::write(dir.path().join(n), b"content").unwrap();
+    }
+    let out = run(wegman().current_dir(dir.path()).arg("tag").arg("-k").arg(&key).args(names));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let manifest = dir.path().join("MANIFEST");
+    std::fs::write(&manifest, &out.stdout).unwrap();
+    prepare(dir.path());
+    let start = Instant::now();
+    let mut cmd = wegman();
+    cmd.current_dir(dir.path()).arg("check").arg("-k").arg(&key).args(extra).arg(&manifest);
+    let out = run(&mut cmd);
+    (out, start.elapsed())
+}
+
+fn mkfifo(path: &Path) {
+    let st = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(st.success());
+}
+
+#[test]
+fn check_never_blocks_on_a_fifo_or_reads_a_device() {
+    // A sealed manifest whose file became a FIFO: refused, not waited on.
+    let (out, took) = check_after(
+        &["a", "b"],
+        |d| {
+            std::fs::remove_file(d.join("a")).unwrap();
+            mkfifo(&d.join("a"));
+        },
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("a: FAILED open or read"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("b: OK"));
+    assert!(text(&out.stderr).contains("not a regular file"), "{}", text(&out.stderr));
+    assert!(took < Duration::from_secs(20));
+
+    // A manifest with a broken seal naming /dev/zero and a FIFO: no file is
+    // opened at all, so nothing blocks or runs forever.
+    let (out, took) = check_after(
+        &["c"],
+        |d| {
+            let m = std::fs::read_to_string(d.join("MANIFEST")).unwrap();
+            let m = m.replacen("(c)", "(/dev/zero)", 1);
+            std::fs::write(d.join("MANIFEST"), m).unwrap();
+            mkfifo(&d.join("fifo"));
+        },
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("seal does NOT verify"), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).is_empty(), "a file was read: {}", text(&out.stdout));
+    assert!(took < Duration::from_secs(20));
+}
+
+#[test]
+fn a_huge_manifest_line_is_an_error_not_a_huge_allocation() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keygen(dir.path());
+    let manifest = dir.path().join("MANIFEST");
+    let mut m = vec![b'x'; 20 << 20];
+    m.push(b'\n');
+    std::fs::write(&manifest, &m).unwrap();
+    // with 16 MiB of address space to spare the old reader aborted
+    let out = run(wegman().arg("check").arg("-k").arg(&key).arg(&manifest));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("line 1: longer than 65536 bytes"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn names_with_control_characters_are_printed_escaped() {
+    let name = "evil\u{1b}[2K\rok\u{7f}\u{9b}x";
+    let (out, _) = check_after(&[name], |_| {}, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout, "\\evil\\x1b[2K\\rok\\x7f\\u{9b}x: OK\n");
+    assert!(!stdout.contains('\u{1b}') && !stdout.contains('\r'));
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn no_core_dump_while_a_key_is_loaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keygen(dir.path());
+    // `mac` with a key loaded waits on its standard input: read its limits
+    let mut child = wegman()
+        .args(["mac", "poly1305aes", "--caller-manages-nonces", "--nonce-hex", &"00".repeat(16), "--key-file"])
+        .arg(&key)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let limits = format!("/proc/{}/limits", child.id());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let line = loop {
+        let l = std::fs::read_to_string(&limits).unwrap_or_default();
+        let core = l.lines().find(|l| l.starts_with("Max core file size")).map(str::to_string);
+        // the soft limit may be 0 already (a shell's `ulimit -c 0`): wait for the hard one
+        if let Some(c) = core.filter(|c| c.split_whitespace().nth(5) == Some("0")) {
+            break c;
+        }
+        assert!(Instant::now() < deadline, "core limit never 0: {l}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(&fields[4..6], ["0", "0"], "{line}");
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
