@@ -287,21 +287,6 @@ impl CwcKey {
         Tag { bytes, len: tag_len }
     }
 
-    /// CWC-CTR_K(N, ·) alone: XOR the keystream into `buf`.
-    ///
-    /// **Hazardous**: applied to ciphertext that has not passed
-    /// [`verify_detached`](Self::verify_detached) it releases unauthenticated
-    /// plaintext. It exists for the C ABI, which verifies first and then
-    /// branches on the verdict in one audited place. Everyone else: use
-    /// [`decrypt_detached`](Self::decrypt_detached).
-    #[cfg(feature = "hazmat")]
-    #[doc(hidden)]
-    pub fn hazmat_apply_keystream(&self, nonce: &[u8; NONCE_BYTES], buf: &mut [u8]) -> Result<(), Error> {
-        check_len("message", buf.len() as u64)?;
-        Ctr::new(nonce).apply(&self.cipher, buf);
-        Ok(())
-    }
-
     /// Hazardous intermediate values for test vectors: tostr(Kh, 128).
     /// Kh is secret; never log or transmit it.
     #[cfg(feature = "hazmat")]
