@@ -3,8 +3,8 @@
 //!
 //! **Each ciphertext byte is read once.** The ciphertext is taken in
 //! chunks of [`CHUNK`] bytes; each chunk is copied once into a private
-//! stack buffer, and that copy is hashed (CWC-HASH), decrypted (CWC-CTR)
-//! and written to the output. The tag is compared (constant time) at the
+//! stack buffer, that copy is hashed (CWC-HASH), and the keystream XOR of
+//! that same copy is written to the output (CWC-CTR, `Ctr::apply_into`). The tag is compared (constant time) at the
 //! end; on a mismatch the **whole output is zeroed**. So whatever another
 //! thread or process does to the ciphertext meanwhile (shared memory, a
 //! shared mmap of a file), a success has written the decryption of exactly
@@ -116,17 +116,22 @@ impl RawDecryptor<'_> {
             // these bytes.
             let chunk = core::hint::black_box(chunk);
             self.r = hash::absorb_padded(&key.hash, self.r, chunk);
-            if off == 0 {
-                pad = ctr.apply_with_pad(&key.cipher, chunk);
-            } else {
-                ctr.apply(&key.cipher, chunk);
-            }
+            let first = if off == 0 { Some(&mut pad) } else { None };
             if off + n == len {
+                // The last chunk is decrypted in the private buffer and
+                // written out only after the verdict.
+                match first {
+                    Some(p) => *p = ctr.apply_with_pad(&key.cipher, chunk),
+                    None => ctr.apply(&key.cipher, chunk),
+                }
                 break chunk;
             }
             // SAFETY: `off + n < len`: inside `m`'s `len` writable bytes
-            // (caller contract); the source is the local buffer.
-            unsafe { copy(chunk.as_ptr(), m.wrapping_add(off), n) };
+            // (caller contract), non-NULL as `n > 0`, not overlapping the
+            // local buffer. The slice is only written (`apply_into` never
+            // reads its output) and dropped before `m` is touched again.
+            let dst = unsafe { core::slice::from_raw_parts_mut(m.wrapping_add(off), n) };
+            ctr.apply_into(&key.cipher, chunk, dst, first);
             off += n;
         };
         let e = hash::finish(self.r, self.len_a, len as u64);
