@@ -356,19 +356,28 @@ int wegman_mmh64x2_verify(const uint8_t *tag, const uint8_t key[32],
  * bytes (2^32 - 1 blocks of 16).
  *
  * Every function returns 0 on success and -1 on failure, and checks every
- * length and pointer before writing anything: on failure no ciphertext,
- * tag or plaintext byte is written (only *c_len_p / *m_len_p, set to 0).
+ * length and pointer before writing anything: on such a failure no
+ * ciphertext, tag or plaintext byte is written (only *c_len_p / *m_len_p,
+ * set to 0). A decryption refused for its tag leaves m zeroed (below).
  * m, c and ad may be NULL when their length is 0; key, nonce and tag are
  * always required.
  *
  * Buffers: encryption may be in place (c == m); decryption too (m == c).
  * Otherwise the output must not partially overlap the input text (-1).
  * Encryption writes c before it reads ad and before it writes the tag, so c
- * must not overlap ad or tag (-1). Decryption reads every input before it
- * writes m.
+ * must not overlap ad or tag (-1). Decryption reads the tag, ad, nonce and
+ * key before it writes m, so m may overlap them.
  *
- * Decryption verifies the tag first (comparison in constant time) and only
- * then writes the plaintext, so a forged message never reaches m.
+ * Decryption makes ONE pass: each ciphertext byte is read once (copied, a
+ * few KiB at a time, into a private buffer that is hashed and decrypted),
+ * m is only written, never read, and the tag is compared (in constant
+ * time) at the end. On a wrong tag m is ZEROED and -1 returned; plaintext
+ * written to m before the verdict must not be used until the call returns
+ * 0. So if another thread or process changes c meanwhile (shared memory,
+ * a shared mmap of a file), a call that returns 0 has written the
+ * decryption of a ciphertext whose tag verified, and one that returns -1
+ * leaves zeros. tests/concurrent_writer.rs checks this with a thread that
+ * flips bytes of c during decryption.
  */
 /** Bytes in a nonce. Same as wegman_cwc_noncebytes(). */
 #define WEGMAN_CWC_NONCEBYTES 11U
@@ -411,10 +420,10 @@ int wegman_cwc_encrypt_detached(uint8_t *c,
 
 /**
  * If the tag_len-byte tag authenticates ad and the c_len-byte ciphertext c,
- * write the c_len-byte plaintext to m and return 0. On ANY failure (wrong
- * tag, bad lengths, NULL required pointer, m partially overlapping c)
- * return -1 and write nothing to m; with m == c the buffer is left
- * unchanged.
+ * write the c_len-byte plaintext to m and return 0, reading each byte of c
+ * once. A wrong tag returns -1 with m zeroed (m == c included); bad
+ * lengths, a NULL required pointer or m partially overlapping c return -1
+ * with nothing written.
  */
 WEGMAN_WARN_UNUSED_RESULT
 int wegman_cwc_decrypt_detached(uint8_t *m,
@@ -440,9 +449,10 @@ int wegman_cwc_encrypt(uint8_t *c, size_t *c_len_p,
 /**
  * Combined decryption of c = ciphertext || tag (tag_len bytes): if the tag
  * is right, write the c_len - tag_len plaintext bytes to m (m may equal c),
- * store that length in *m_len_p and return 0. Otherwise (also when
- * c_len < tag_len) return -1, write nothing to m and set *m_len_p to 0.
- * m_len_p may be NULL.
+ * store that length in *m_len_p and return 0, reading each byte of c once.
+ * Otherwise return -1 and set *m_len_p to 0: m zeroed for a wrong tag,
+ * nothing written for the failures of wegman_cwc_decrypt_detached or
+ * c_len < tag_len. m_len_p may be NULL.
  */
 WEGMAN_WARN_UNUSED_RESULT
 int wegman_cwc_decrypt(uint8_t *m, size_t *m_len_p,

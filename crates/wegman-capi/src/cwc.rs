@@ -11,26 +11,28 @@
 //!   `c == m`, in place) and encrypted there. `c` is written before the
 //!   associated data is read and before the tag is written, so `c` may not
 //!   overlap `ad` or `tag`, nor straddle `m`; such calls return -1.
-//! * Decryption verifies the tag on `c` (constant-time comparison) before a
-//!   single byte of `m` is written; on any failure nothing is written to `m`,
-//!   and with `m == c` the buffer is left as it was. Every input is read
-//!   before `m` is written, so only a partial overlap of `m` and `c` is
-//!   refused.
+//! * Decryption reads each byte of `c` once, in one pass
+//!   (`wegman::cwc::RawDecryptor`): chunk by chunk into a private buffer,
+//!   hashed and decrypted there, written to `m`; the tag is compared in
+//!   constant time at the end, and if it is wrong **`m` is zeroed** (`m ==
+//!   c` included) and -1 returned. So a `c` that another thread or process
+//!   changes meanwhile (shared memory, a shared mmap) can never make a call
+//!   succeed with plaintext that is not the decryption of a ciphertext
+//!   whose tag verified. `m` is never read. Failures found before
+//!   decryption (lengths, NULL pointers, overlaps) write nothing.
+//!   The tag, associated data, nonce and key are read before `m` is
+//!   written, so only a partial overlap of `m` and `c` is refused.
+//!   `tests/concurrent_writer.rs` checks this with a writer thread.
 //!
 //! # The one public bit
 //! Whether a tag verified is public by design: decryption must act on it.
-//! `release_if_verified` is the only place that branches on it, after the
-//! verdict has been computed without branches. The plaintext is then
-//! produced by applying the CWC-CTR keystream to the verified ciphertext
-//! (`CwcKey::hazmat_apply_keystream`) rather than by
-//! `CwcKey::decrypt_detached`, which would verify a second time and branch
-//! on the verdict again inside `wegman`. The constant-time test
-//! (`tests/ctgrind.rs`) tells valgrind that a branch in
-//! `release_if_verified` is expected and nowhere else.
+//! The library branches on it in one function, `wegman`'s
+//! `cwc::key::public_verdict`, after computing it without branches; the
+//! constant-time test (`tests/ctgrind.rs`) tells valgrind that a branch
+//! there is expected and nowhere else.
 
 use core::ffi::c_int;
 
-use wegman::Error;
 use wegman::cwc::{CwcKey, MAX_BYTES, NONCE_BYTES, TAG_BYTES};
 
 use crate::ffi::{FAIL, OK, array, guard, message, message_mut, overlap, required, write, write_len};
@@ -166,25 +168,18 @@ unsafe fn encrypt_raw(
     OK
 }
 
-/// The one branch on a secret-derived bit, whether the tag verified: run
-/// `release` (which writes the plaintext) only if it did. Kept out of line,
-/// with `release` behind a `dyn` pointer the optimizer cannot see through,
-/// so that this function's only conditional jump is on the verdict; the
-/// ctgrind test names it as the single expected branch on secret data.
-#[inline(never)]
-fn release_if_verified(verdict: Result<(), Error>, release: &mut dyn FnMut() -> bool) -> bool {
-    if verdict.is_ok() { release() } else { false }
-}
-
 /// CWC-DEC of `c[0..c_len]` with `tag[0..tag_len]` into `m[0..c_len]`: the
-/// body of both decrypt functions. Nothing is written to `m` unless it
-/// returns 0.
+/// body of both decrypt functions, in one pass ([`CwcKey::raw_decryptor`]):
+/// the tag and the associated data are consumed first, then each byte of
+/// `c` is read once, and `m` is only written. On a wrong tag `m` is zeroed;
+/// on any other failure (checked first) nothing is written.
 ///
 /// # Safety
 /// `m`: NULL or `c_len` writable bytes; `c`: NULL or `c_len` readable
 /// bytes; `tag`: NULL or `tag_len` readable bytes; `ad`: NULL or `ad_len`
 /// readable bytes; `nonce`: NULL or 11 readable bytes; `key`: NULL or
-/// `key_len` readable bytes. (Overlaps are checked here.)
+/// `key_len` readable bytes. (Overlaps are checked here.) Another thread
+/// may write `c` or `m` meanwhile.
 #[allow(clippy::too_many_arguments)] // the C signature
 unsafe fn decrypt_raw(
     m: *mut u8,
@@ -198,44 +193,35 @@ unsafe fn decrypt_raw(
     key: *const u8,
     key_len: usize,
 ) -> c_int {
-    if !lengths_ok(tag_len, c_len, ad_len) || (m.is_null() && c_len > 0) {
+    if !lengths_ok(tag_len, c_len, ad_len) || (c_len > 0 && (m.is_null() || c.is_null())) {
         return FAIL;
     }
-    let in_place = m.cast_const() == c;
-    // Every input is read before m is written, except c while it is copied.
-    if !in_place && overlap(m, c_len, c, c_len) {
+    // m == c decrypts in place; any other overlap of the two is refused.
+    // m may overlap the tag, ad, nonce or key: they are all read before m
+    // is written.
+    if m.cast_const() != c && overlap(m, c_len, c, c_len) {
         return FAIL;
     }
     // SAFETY: caller contract for key and nonce.
     let Some((cwc, nonce)) = (unsafe { key_and_nonce(key, key_len, nonce) }) else { return FAIL };
-    let verdict = {
-        // SAFETY: caller contract: tag, ad and c are NULL or readable for
-        // their lengths; nothing is written while these borrows are used.
-        let inputs = unsafe { (required(tag, tag_len), message(ad, ad_len), message(c, c_len)) };
-        let (Some(tag), Some(ad), Some(ct)) = inputs else { return FAIL };
-        cwc.verify_detached(&nonce, ad, ct, tag)
-    };
-    let mut release = || {
-        let src = if in_place {
-            None
-        } else {
-            // SAFETY: caller contract: c is c_len readable bytes (non-NULL
-            // when c_len > 0, checked by the verification above); it does
-            // not overlap m (checked), the only buffer written while it is
-            // borrowed.
-            let Some(src) = (unsafe { message(c, c_len) }) else { return false };
-            Some(src)
-        };
-        // SAFETY: caller contract: m is c_len writable bytes (non-NULL when
-        // c_len > 0, checked above), overlapping no borrowed input.
-        let Some(buf) = (unsafe { message_mut(m, c_len) }) else { return false };
-        if let Some(src) = src {
-            buf.copy_from_slice(src);
+    let decryptor = {
+        // SAFETY: caller contract: tag and ad are NULL or readable for their
+        // lengths; nothing is written while these borrows live (they end
+        // with this block: the decryptor holds copies and the hash).
+        let inputs = unsafe { (required(tag, tag_len), message(ad, ad_len)) };
+        let (Some(tag), Some(ad)) = inputs else { return FAIL };
+        match cwc.raw_decryptor(&nonce, ad, tag) {
+            Ok(d) => d,
+            Err(_) => return FAIL,
         }
-        // Only reached after the tag verified (release_if_verified).
-        cwc.hazmat_apply_keystream(&nonce, buf).is_ok()
     };
-    if release_if_verified(verdict, core::hint::black_box(&mut release)) { OK } else { FAIL }
+    // SAFETY: caller contract: c is c_len readable bytes and m c_len
+    // writable ones (both non-NULL when c_len > 0, checked), equal or
+    // disjoint (checked); no Rust reference into m exists.
+    match unsafe { decryptor.decrypt(c, m, c_len) } {
+        Ok(()) => OK,
+        Err(_) => FAIL,
+    }
 }
 
 /// `int wegman_cwc_encrypt_detached(uint8_t *c, uint8_t *tag, size_t
@@ -278,11 +264,12 @@ pub unsafe extern "C" fn wegman_cwc_encrypt_detached(
 ///
 /// CWC-DEC: if the `tag_len`-byte `tag` (1 to 16; the length is part of the
 /// mode) authenticates `ad` and the ciphertext `c`, writes the `c_len`-byte
-/// plaintext to `m` and returns 0. Otherwise returns -1 and writes nothing
-/// to `m`: a wrong tag, a bad key length, an over-long input, a NULL
-/// required pointer (`m`, `c`, `ad` may be NULL when their length is 0), or
-/// `m` straddling `c` (`m == c` decrypts in place). The tag is compared in
-/// constant time.
+/// plaintext to `m` and returns 0. Each byte of `c` is read once (one pass)
+/// and `m` is only written. On a wrong tag (compared in constant time)
+/// returns -1 with `m` zeroed. Returns -1 and writes nothing for a bad key
+/// length, an over-long input, a NULL required pointer (`m`, `c`, `ad` may
+/// be NULL when their length is 0), or `m` straddling `c` (`m == c`
+/// decrypts in place).
 ///
 /// # Safety
 /// `m`: NULL or `c_len` writable bytes; `c`: NULL or `c_len` readable
@@ -361,8 +348,9 @@ pub unsafe extern "C" fn wegman_cwc_encrypt(
 /// CWC-DEC of `c = ciphertext || tag` with a `tag_len`-byte tag: if it
 /// verifies, writes the `c_len - tag_len` plaintext bytes to `m` (which may
 /// be `c`), sets `*m_len_p` (if not NULL) to that length and returns 0.
-/// Otherwise (also for `c_len < tag_len`) returns -1, writes nothing to `m`
-/// and sets `*m_len_p` to 0.
+/// Otherwise returns -1 and sets `*m_len_p` to 0, with `m` zeroed for a
+/// wrong tag and untouched for the failures of the detached function and
+/// `c_len < tag_len`. Each ciphertext byte is read once, as there.
 ///
 /// # Safety
 /// `m`: NULL or `c_len - tag_len` writable bytes; `m_len_p`: NULL or a

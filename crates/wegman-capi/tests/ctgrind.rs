@@ -13,7 +13,7 @@
 //!
 //! * the real one must exit 0 with `ERROR SUMMARY: 0 errors`. The one
 //!   intended branch on secret-derived data, whether a CWC tag verified
-//!   (taken in `release_if_verified`, `src/cwc.rs`), is suppressed by name,
+//!   (taken in `wegman`'s `cwc::key::public_verdict`), is suppressed by name,
 //!   and the suppression must have been used: that proves the decryptions
 //!   ran with a secret-dependent verdict;
 //! * `ctgrind --leaky`, a negative control with a deliberate secret-dependent

@@ -8,7 +8,9 @@
 //! memory (a `bytearray` refuses to grow), so the slice stays valid with the
 //! GIL released. Another thread may still *write* into a mutable buffer
 //! meanwhile, as with `hashlib`: the tag is then of some mix of old and new
-//! bytes — don't change a buffer while it is being authenticated.
+//! bytes — don't change a buffer while it is being authenticated. CWC
+//! decryption reads its ciphertext through [`Bytes::raw`], each byte once,
+//! so such a writer can only make it fail (with the plaintext wiped).
 
 use std::ffi::{c_char, c_int, c_void};
 use std::marker::PhantomData;
@@ -132,6 +134,37 @@ impl<'a> Bytes<'a> {
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
+
+impl Bytes<'_> {
+    /// The bytes' address and length, without a `&[u8]`: for a reader that
+    /// another thread may race (CWC decryption reads each ciphertext byte
+    /// once through a raw pointer; a slice of bytes that change under it
+    /// would be undefined behaviour in Rust).
+    pub fn raw(&self) -> RawBytes {
+        RawBytes { ptr: self.ptr, len: self.len }
+    }
+}
+
+/// The address and length of bytes a [`Bytes`] holds; valid only while it
+/// lives. `Send`, so it may be read with the GIL released.
+#[derive(Clone, Copy)]
+pub struct RawBytes {
+    pub ptr: *const u8,
+    pub len: usize,
+}
+
+impl RawBytes {
+    /// The address (a method, so that a closure that calls it captures the
+    /// whole `Send` value, not the bare pointer field).
+    pub fn as_ptr(self) -> *const u8 {
+        self.ptr
+    }
+}
+
+// SAFETY: a plain address and length, dereferenced (with its own safety
+// argument) only while the `Bytes` it came from is alive; the memory stays
+// valid with the GIL released (module docs).
+unsafe impl Send for RawBytes {}
 
 impl Drop for Bytes<'_> {
     fn drop(&mut self) {

@@ -145,7 +145,9 @@ impl Cwc {
     ///
     /// CWC-DEC of `ciphertext || tag`: the plaintext, or `wegman.InvalidTag`
     /// and nothing at all (no plaintext is released unless the tag
-    /// verifies). `tag_len` must be fixed by the protocol, never taken from
+    /// verifies). Each byte of `data` is read once, so a thread that writes
+    /// it meanwhile can make the call fail but never return other
+    /// plaintext. `tag_len` must be fixed by the protocol, never taken from
     /// the sender.
     ///
     /// >>> from wegman.cwc import CWC
@@ -169,19 +171,29 @@ impl Cwc {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let tag_len = self::tag_len(tag_len)?;
         let call = Call::new(nonce, data, associated_data)?;
-        let (n, sealed, aad) = (call.nonce(), call.data(), call.aad());
+        let (n, aad) = (call.nonce(), call.aad());
+        // The sealed bytes may be a bytearray or mmap that another thread
+        // writes meanwhile: never a `&[u8]`, and each byte read once.
+        let sealed = call.data.raw();
         // Shorter than a tag: INVALID (CWC-DEC), as the core says.
-        let Some(split) = sealed.len().checked_sub(tag_len) else {
+        let Some(split) = sealed.len.checked_sub(tag_len) else {
             return Err(to_py(wegman::Error::TagMismatch));
         };
         within_limit("ciphertext", split)?;
-        let (c, tag) = sealed.split_at(split);
-        // On a bad tag the new bytes object (holding only ciphertext) is
-        // freed and never reaches Python.
-        PyBytes::new_with(py, c.len(), |out| {
-            maybe_detach(py, c.len().max(aad.len()), || {
-                out.copy_from_slice(c);
-                self.inner.decrypt_detached(n, aad, out, tag)
+        let mut tag = [0u8; TAG_BYTES];
+        // SAFETY: `sealed` is `sealed.len` readable bytes held by `call`;
+        // the tag is its last `tag_len` (split + tag_len == sealed.len), and
+        // `tag` is a local array of at least tag_len (<= 16) bytes.
+        unsafe { std::ptr::copy_nonoverlapping(sealed.ptr.add(split), tag.as_mut_ptr(), tag_len) };
+        // One pass (`wegman::cwc::RawDecryptor`); on a bad tag the new bytes
+        // object has been zeroed, and it is freed without reaching Python.
+        PyBytes::new_with(py, split, |out| {
+            maybe_detach(py, split.max(aad.len()), move || {
+                let dec = self.inner.raw_decryptor(n, aad, &tag[..tag_len])?;
+                // SAFETY: `sealed.ptr` has `split` readable bytes (held by
+                // `call` until this returns), `out` is the new object's
+                // `split` bytes, which nothing else can reach yet.
+                unsafe { dec.decrypt(sealed.as_ptr(), out.as_mut_ptr(), split) }
             })
             .map_err(to_py)
         })

@@ -90,3 +90,41 @@ def test_threads_share_one_expanded_key() -> None:
         got = list(pool.map(lambda i: ek.authenticate(bytes(16), BUFFERS[i]), range(8)))
     assert got == [poly1305aes.authenticate(KEY, bytes(16), b) for b in BUFFERS]
     assert len(SHARED) == 8 << 20
+
+
+def test_cwc_decrypt_of_a_buffer_another_thread_writes() -> None:
+    """Issue 20 item 3: decrypt reads each ciphertext byte once. A thread
+    flips bytes of the bytearray (and flips them back) while decryption runs
+    with the GIL released: each call must return the original plaintext or
+    raise InvalidTag, never other plaintext."""
+    import random
+
+    import wegman
+
+    c = cwc.CWC(bytes(range(16)))
+    pt = os.urandom(1 << 20)
+    sealed = c.encrypt(bytes(11), pt, b"ad")
+    outcomes = {"accepted": 0, "rejected": 0}
+    for t in range(40):
+        buf = bytearray(sealed)
+        stop = threading.Event()
+
+        def writer(seed: int = t) -> None:
+            r = random.Random(seed)
+            while not stop.is_set():
+                i = r.randrange(len(buf))
+                buf[i] ^= 1 << r.randrange(8)
+                buf[i] = sealed[i]
+
+        th = threading.Thread(target=writer)
+        th.start()
+        try:
+            out = c.decrypt(bytes(11), buf, b"ad")
+            assert out == pt, f"try {t}: accepted with a wrong plaintext"
+            outcomes["accepted"] += 1
+        except wegman.InvalidTag:
+            outcomes["rejected"] += 1
+        finally:
+            stop.set()
+            th.join()
+    assert sum(outcomes.values()) == 40

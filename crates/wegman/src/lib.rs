@@ -9,7 +9,9 @@
 //!
 //! Secrets are handled without secret-dependent branches or indexes, tags are
 //! compared in constant time, keys are zeroized on drop and never shown by
-//! `Debug`. The portable code contains no `unsafe`; SIMD backends live in
+//! `Debug`. The portable code contains no `unsafe` but for CWC's one-pass
+//! decryption (`cwc/one_pass.rs`), which reads the caller's buffers through
+//! raw pointers (another thread may write them); SIMD backends live in
 //! leaf files (`x86_*`), entered only with a proof token from [`cpu`]
 //! that the CPU has their instructions, and chosen once per key.
 //!
@@ -22,7 +24,8 @@
 //! ```
 
 // `unsafe` is denied everywhere but in the SIMD leaf modules
-// (`poly1305aes/backend/x86_*`), each allowed by name where it is declared.
+// (`poly1305aes/backend/x86_*`) and `cwc/one_pass.rs` (raw pointers), each
+// allowed by name where it is declared.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -15,9 +15,11 @@
  * detached, each out of place and in place.
  *
  * Every output buffer is filled with a canary first and has canary bytes
- * after it: a success must write exactly the output and nothing past it,
- * and a failed decryption must leave the whole buffer untouched (and set
- * the returned length to 0).
+ * after it: a success must write exactly the output and nothing past it;
+ * a decryption refused for its tag must zero the plaintext's place (the
+ * one-pass decryption wrote to it before the verdict) and touch nothing
+ * past it, one refused before decrypting (shorter than the tag) must leave
+ * the whole buffer untouched; both set the returned length to 0.
  *
  * Prints "cwc_vectors: P passed, F failed (S seal, I invalid)" and exits
  * 0 iff F == 0 and at least one vector was read.
@@ -44,6 +46,14 @@ static int untouched(const uint8_t *p, size_t n) {
     return 1;
 }
 
+/* Are the n bytes at p all zero? */
+static int zeroed(const uint8_t *p, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (p[i] != 0) return 0;
+    return 1;
+}
+
 /* want (n bytes), then canary bytes up to GUARD further on. */
 static int exactly(const uint8_t *p, const uint8_t *want, size_t n) {
     return (n == 0 || memcmp(p, want, n) == 0) && untouched(p + n, GUARD);
@@ -66,40 +76,44 @@ static int decrypt_fails(const struct vec *v, const uint8_t *ad, size_t ad_len, 
     int ok = 1;
     char msg[160];
 
-    /* Combined, out of place: m untouched, *m_len_p zeroed. */
+    /* The plaintext's place: zeroed if the tag was checked, untouched if
+     * the input was too short to hold one. */
+    size_t clen = slen >= tag_len ? slen - tag_len : 0;
+
+    /* Combined, out of place: m zeroed, nothing past it, *m_len_p zeroed. */
     buf = canary_buffer(slen);
     if (wegman_cwc_decrypt(buf, &m_len, sealed, slen, ad, ad_len, tag_len, nonce, key, klen) != -1 || m_len != 0 ||
-        !untouched(buf, slen + GUARD))
+        !zeroed(buf, clen) || !untouched(buf + clen, slen - clen + GUARD))
         ok = 0;
     free(buf);
 
-    /* Combined, in place: the buffer keeps the sealed bytes. */
+    /* Combined, in place: the ciphertext's place zeroed, the tag kept (all
+     * of it kept when shorter than a tag). */
     buf = canary_buffer(slen);
     if (slen > 0) memcpy(buf, sealed, slen);
-    if (wegman_cwc_decrypt(buf, NULL, buf, slen, ad, ad_len, tag_len, nonce, key, klen) != -1 ||
-        (slen > 0 && memcmp(buf, sealed, slen) != 0) || !untouched(buf + slen, GUARD))
+    if (wegman_cwc_decrypt(buf, NULL, buf, slen, ad, ad_len, tag_len, nonce, key, klen) != -1 || !zeroed(buf, clen) ||
+        (slen > clen && memcmp(buf + clen, sealed + clen, slen - clen) != 0) || !untouched(buf + slen, GUARD))
         ok = 0;
     free(buf);
 
     if (slen >= tag_len) {
-        size_t clen = slen - tag_len;
         /* Detached, out of place. */
         buf = canary_buffer(clen);
         if (wegman_cwc_decrypt_detached(buf, sealed, clen, sealed + clen, tag_len, ad, ad_len, nonce, key, klen) !=
                 -1 ||
-            !untouched(buf, clen + GUARD))
+            !zeroed(buf, clen) || !untouched(buf + clen, GUARD))
             ok = 0;
         free(buf);
         /* Detached, in place. */
         buf = canary_buffer(slen);
         memcpy(buf, sealed, slen);
         if (wegman_cwc_decrypt_detached(buf, buf, clen, buf + clen, tag_len, ad, ad_len, nonce, key, klen) != -1 ||
-            memcmp(buf, sealed, slen) != 0 || !untouched(buf + slen, GUARD))
+            !zeroed(buf, clen) || memcmp(buf + clen, sealed + clen, tag_len) != 0 || !untouched(buf + slen, GUARD))
             ok = 0;
         free(buf);
     }
     if (!ok) {
-        snprintf(msg, sizeof msg, "%s: accepted, or wrote to the output", what);
+        snprintf(msg, sizeof msg, "%s: accepted, or left the output other than zeroed", what);
         return fail(v->id, msg);
     }
     return 1;

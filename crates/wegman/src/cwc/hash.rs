@@ -100,24 +100,35 @@ impl Hasher {
     }
 }
 
-/// tostr(CWC-HASH(A, σ), 128) of a whole message at once: whole 12-byte
-/// chunks straight from each part, its last partial chunk zero-padded in a
-/// local copy (A and σ are public), then the length block. The same value
-/// as [`Hasher`] without its buffer, copies and wipe (the one-shot calls).
+/// tostr(CWC-HASH(A, σ), 128) of a whole message at once: each part
+/// through [`absorb_padded`], then [`finish`]. The same value as [`Hasher`]
+/// without its buffer, copies and wipe (the one-shot calls).
 pub(crate) fn whole(key: &HashKey, aad: &[u8], c: &[u8]) -> [u8; 16] {
-    let mut r = 0u128;
-    for part in [aad, c] {
-        let whole = part.len() - part.len() % 12;
-        r = key.absorb(r, &part[..whole]);
-        let rest = &part[whole..];
-        if !rest.is_empty() {
-            let mut last = [0u8; 12];
-            last[..rest.len()].copy_from_slice(rest);
-            r = key.absorb(r, &last);
-        }
+    let r = absorb_padded(key, absorb_padded(key, 0, aad), c);
+    finish(r, aad.len() as u64, c.len() as u64)
+}
+
+/// R after `part` (public: A or σ), zero-padded to a multiple of 12 bytes:
+/// whole 12-byte chunks straight from `part`, the last partial chunk from
+/// a padded local copy. A run of whole chunks may be fed in pieces that
+/// are multiples of 12 bytes, the last piece of any length.
+pub(crate) fn absorb_padded(key: &HashKey, r: u128, part: &[u8]) -> u128 {
+    let whole = part.len() - part.len() % 12;
+    let r = key.absorb(r, &part[..whole]);
+    let rest = &part[whole..];
+    if rest.is_empty() {
+        return r;
     }
+    let mut last = [0u8; 12];
+    last[..rest.len()].copy_from_slice(rest);
+    key.absorb(r, &last)
+}
+
+/// tostr(R + Y_{β+1}, 128) for A and σ of `len_a` and `len_c` bytes; `r`
+/// is consumed and wiped.
+pub(crate) fn finish(mut r: u128, len_a: u64, len_c: u64) -> [u8; 16] {
     // As in `Hasher::finalize`: lengths < 2^36 each, so R + Y < 2^128.
-    let y_last = (u128::from(aad.len() as u64) << 64) | u128::from(c.len() as u64);
+    let y_last = (u128::from(len_a) << 64) | u128::from(len_c);
     let out = canonical(r + y_last).to_be_bytes();
     r.zeroize();
     out

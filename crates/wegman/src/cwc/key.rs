@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use super::backend::HashKey;
@@ -11,10 +12,6 @@ use super::{MAX_BYTES, NONCE_BYTES, TAG_BYTES};
 use crate::cpu::Features;
 use crate::ct;
 use crate::error::Error;
-
-/// Messages up to this long are decrypted with their keystream and the MAC
-/// pad from one AES call (31 blocks: the counter mode's batch less the pad).
-const SHORT_BYTES: usize = 496;
 
 /// A CWC tag: the first `len` (1..=16) bytes of τ. `==` compares in
 /// constant time (no early exit on the first differing byte).
@@ -165,8 +162,10 @@ impl CwcKey {
         Ok(self.tag_whole(aad, buf, &mut pad, tag_len))
     }
 
-    /// CWC-DEC in place: verifies `tag` (its length is the mode's tl, 1..=16)
-    /// in constant time and only then decrypts. On failure `buf` is unchanged.
+    /// CWC-DEC in place: `tag` (its length is the mode's tl, 1..=16) is
+    /// checked in constant time, in one pass that reads each byte of `buf`
+    /// once (`one_pass.rs`). On success `buf` holds the plaintext; on
+    /// failure it is zeroed (length errors fail before touching it).
     pub fn decrypt_detached(
         &self,
         nonce: &[u8; NONCE_BYTES],
@@ -174,43 +173,7 @@ impl CwcKey {
         buf: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
-        if buf.len() > SHORT_BYTES {
-            public_verdict(self.tag_matches(nonce, aad, buf, tag)?)?;
-            Ctr::new(nonce).apply(&self.cipher, buf);
-            return Ok(());
-        }
-        check_tag_len(tag.len())?;
-        check_len("associated data", aad.len() as u64)?;
-        if buf.len() <= 64 {
-            self.decrypt_short::<64>(nonce, aad, buf, tag)
-        } else {
-            self.decrypt_short::<SHORT_BYTES>(nonce, aad, buf, tag)
-        }
-    }
-
-    /// CWC-DEC of at most `N` bytes: the pad and the keystream from one AES
-    /// call (as encryption does) into an N-byte stack buffer, kept aside
-    /// until the tag has verified, then wiped.
-    fn decrypt_short<const N: usize>(
-        &self,
-        nonce: &[u8; NONCE_BYTES],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8],
-    ) -> Result<(), Error> {
-        self.prefetch_for(aad.len(), buf.len());
-        let mut ks = [0u8; N];
-        let ks = &mut ks[..buf.len()];
-        let mut pad = Ctr::new(nonce).apply_with_pad(&self.cipher, ks);
-        let mine = self.tag_whole(aad, buf, &mut pad, tag.len());
-        let verdict = public_verdict(tag_eq(&mine, tag));
-        if verdict.is_ok() {
-            for (b, k) in buf.iter_mut().zip(ks.iter()) {
-                *b ^= k;
-            }
-        }
-        ks.zeroize();
-        verdict
+        self.raw_decryptor(nonce, aad, tag)?.in_place(buf)
     }
 
     /// Only the tag check of CWC-DEC (no decryption). The result is still
@@ -262,7 +225,9 @@ impl CwcKey {
     }
 
     /// CWC-DEC of `ciphertext || tag` with a `tag_len`-byte tag: the
-    /// plaintext, or an error and nothing at all. `tag_len` must be fixed by
+    /// plaintext, or an error and nothing at all (one pass, each byte of
+    /// `sealed` read once; on a wrong tag the plaintext buffer is zeroed
+    /// before it is freed). `tag_len` must be fixed by
     /// the protocol, not taken from the sender: shorter tags are prefixes of
     /// longer ones (see the [module docs](super)).
     pub fn decrypt(
@@ -276,16 +241,17 @@ impl CwcKey {
         // |C| < tl: INVALID
         let split = sealed.len().checked_sub(tag_len).ok_or(Error::TagMismatch)?;
         let (c, tag) = sealed.split_at(split);
-        let mut out = c.to_vec();
-        // On a bad tag `out` still holds the ciphertext (public) and is dropped.
-        self.decrypt_detached(nonce, aad, &mut out, tag)?;
+        let dec = self.raw_decryptor(nonce, aad, tag)?;
+        let mut out = vec![0u8; split];
+        // On failure `out` has been zeroed before it is dropped.
+        dec.inout(InOutBuf::new(c, &mut out).expect("equal lengths"))?;
         Ok(out)
     }
 
     /// Ask for the key's tables that a message with `aad` and `text` bytes
     /// will read, all at once before the first is needed.
     #[inline]
-    fn prefetch_for(&self, aad: usize, text: usize) {
+    pub(super) fn prefetch_for(&self, aad: usize, text: usize) {
         self.cipher.prefetch_for(text);
         self.hash.prefetch_for(aad.max(text));
     }
@@ -310,7 +276,7 @@ impl CwcKey {
 
     /// The tag from the hash value `e` (consumed and wiped) and the pad
     /// BC_K(0x80 || N || 0^32).
-    fn mac_of(&self, mut e: [u8; 16], pad: &[u8; 16], tag_len: usize) -> Tag {
+    pub(super) fn mac_of(&self, mut e: [u8; 16], pad: &[u8; 16], tag_len: usize) -> Tag {
         self.cipher.encrypt(&mut e);
         let mut bytes = [0u8; TAG_BYTES];
         for i in 0..TAG_BYTES {
@@ -319,21 +285,6 @@ impl CwcKey {
         bytes[tag_len..].fill(0);
         e.zeroize();
         Tag { bytes, len: tag_len }
-    }
-
-    /// CWC-CTR_K(N, ·) alone: XOR the keystream into `buf`.
-    ///
-    /// **Hazardous**: applied to ciphertext that has not passed
-    /// [`verify_detached`](Self::verify_detached) it releases unauthenticated
-    /// plaintext. It exists for the C ABI, which verifies first and then
-    /// branches on the verdict in one audited place. Everyone else: use
-    /// [`decrypt_detached`](Self::decrypt_detached).
-    #[cfg(feature = "hazmat")]
-    #[doc(hidden)]
-    pub fn hazmat_apply_keystream(&self, nonce: &[u8; NONCE_BYTES], buf: &mut [u8]) -> Result<(), Error> {
-        check_len("message", buf.len() as u64)?;
-        Ctr::new(nonce).apply(&self.cipher, buf);
-        Ok(())
     }
 
     /// Hazardous intermediate values for test vectors: tostr(Kh, 128).

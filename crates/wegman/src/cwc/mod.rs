@@ -9,8 +9,9 @@
 //!
 //! Nonces are 11 bytes and must never repeat under one key; tags are 1..=16
 //! bytes (16 by default); A and M are limited to 2^32 - 1 blocks of 16
-//! bytes, checked before any output. Decryption verifies the tag in
-//! constant time before it releases (or writes) a single plaintext byte.
+//! bytes, checked before any output. Decryption reads each ciphertext byte
+//! once (`one_pass.rs`), checks the tag in constant time and zeroes its
+//! output if it is wrong: nothing unauthenticated is returned as success.
 //!
 //! **The tag length is part of the protocol, never of the message.** A
 //! shorter CWC tag is the prefix of the 16-byte one (§3: the first tl bytes),
@@ -22,17 +23,22 @@
 //!
 //! Layout: `cipher.rs` (AES, CWC-CTR), `hash.rs` (CWC-HASH),
 //! `backend/` (arithmetic mod 2^127 - 1, chosen per key), `key.rs`
-//! (one-shot ENC/DEC), `stream.rs` (streaming), `aead.rs` (RustCrypto).
+//! (one-shot ENC/DEC), `one_pass.rs` (the DEC every API ends in),
+//! `stream.rs` (streaming), `aead.rs` (RustCrypto).
 
 mod aead;
 mod backend;
 mod cipher;
 mod hash;
 mod key;
+// Raw pointers: the ciphertext may be memory another thread writes.
+#[allow(unsafe_code)]
+mod one_pass;
 mod stream;
 
 pub use self::aead::{Cwc, CwcAes128, CwcAes192, CwcAes256, CwcTagSize};
 pub use key::{CwcKey, Tag};
+pub use one_pass::RawDecryptor;
 
 /// The backends of CWC-HASH and of CWC-CTR for `features`, as labels.
 pub(crate) fn backend_names(features: crate::cpu::Features) -> (&'static str, &'static str) {

@@ -8,6 +8,15 @@
 //! [`Decryptor::finish`] reports an error if the ciphertext changed between
 //! the passes (so callers that write plaintext to a temporary file can
 //! still refuse to keep it).
+//!
+//! What that guarantees: within the second pass each byte is read once
+//! (hashed and decrypted from one private copy), so if `finish` returns
+//! `Ok`, everything the decryptor wrote is the decryption of a ciphertext
+//! whose tag verified. Until then its output is unauthenticated, and on an
+//! error it is the caller's to discard: the stream's plaintext is in the
+//! caller's buffers, which the decryptor does not keep. A message that fits
+//! in memory is better opened in one pass that wipes its own output
+//! ([`CwcKey::decrypt_detached`], [`CwcKey::raw_decryptor`]).
 
 use zeroize::Zeroizing;
 
@@ -138,11 +147,17 @@ pub struct Decryptor<'k> {
 }
 
 impl Decryptor<'_> {
-    /// Decrypt the next piece of the (already verified) ciphertext in place.
+    /// Decrypt the next piece of the (already verified) ciphertext in place,
+    /// reading each of its bytes once: the plaintext written is the
+    /// decryption of exactly the bytes this pass hashed, which
+    /// [`finish`](Self::finish) compares with what the first pass verified.
     pub fn update(&mut self, data: &mut [u8]) -> Result<(), Error> {
         room(&self.hash, data.len(), "ciphertext")?;
-        self.hash.update_ciphertext(&self.key.hash, data);
-        self.ctr.apply(&self.key.cipher, data);
+        let (hash, ctr) = (&mut self.hash, &mut self.ctr);
+        super::one_pass::through_private(data, |copy| {
+            hash.update_ciphertext(&self.key.hash, copy);
+            ctr.apply(&self.key.cipher, copy);
+        });
         Ok(())
     }
 
