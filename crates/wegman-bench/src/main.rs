@@ -213,7 +213,15 @@ fn run(args: &Args) -> Result<(), String> {
     let core_ratio = tsc::core_ticks_ratio();
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let software = vec![
-        ("wegman", format!("{} (backends: {})", env!("CARGO_PKG_VERSION"), wegman_backends())),
+        (
+            "wegman",
+            format!(
+                "{} (tier {}; backends: {})",
+                env!("CARGO_PKG_VERSION"),
+                wegman::cpu::Features::detect().tier(),
+                wegman_backends()
+            ),
+        ),
         ("openssl", lib.version()),
         ("libsodium", sodium.version()),
         ("rustcrypto", "poly1305 0.9, aes 0.9, aes-gcm 0.11 (exact versions in Cargo.lock)".to_string()),

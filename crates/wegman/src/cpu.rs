@@ -19,6 +19,12 @@
 //! (CI runs the suite that way too); `wegman_backend="avx2"` caps it at
 //! AES-NI and AVX2 (no AVX-512 IFMA, no VAES), for same-ISA figures on an
 //! AVX-512 machine, one-shot calls included.
+//!
+//! At run time, `WEGMAN_CPU=portable|aesni|avx2|avx2-vaes|ifma` caps the
+//! detection at that tier (read once, with the first detection; like
+//! `OPENSSL_ia32cap` it can only take away what the CPU has, never add):
+//! one machine can measure and test every tier below its own. An unknown
+//! value caps nothing; [`Features::tier`] names what runs.
 
 use core::fmt;
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -139,7 +145,38 @@ impl Features {
     #[cfg(target_arch = "x86_64")]
     fn detect_x86() -> Self {
         let found = Self::from_cpuid(Cpuid::read());
-        if cfg!(wegman_backend = "avx2") { Features { avx512ifma: None, vaes: None, ..found } } else { found }
+        let found =
+            if cfg!(wegman_backend = "avx2") { Features { avx512ifma: None, vaes: None, ..found } } else { found };
+        found.cap(std::env::var("WEGMAN_CPU").ok().as_deref())
+    }
+
+    /// These features lowered to the tier `cap` names (`WEGMAN_CPU`): only
+    /// ever removes tokens.
+    fn cap(self, cap: Option<&str>) -> Self {
+        let none = Self::portable();
+        match cap {
+            Some("portable") => none,
+            Some("aesni") => Features { aesni: self.aesni, ..none },
+            // VAES-256 has no token yet: the avx2-vaes tier runs the AVX2 one
+            Some("avx2" | "avx2-vaes") => Features { aesni: self.aesni, avx2: self.avx2, ..none },
+            _ => self,
+        }
+    }
+
+    /// Whether `WEGMAN_CPU` names a tier (so detection may be below the CPU).
+    fn env_capped() -> bool {
+        matches!(std::env::var("WEGMAN_CPU").as_deref(), Ok("portable" | "aesni" | "avx2" | "avx2-vaes"))
+    }
+
+    /// The tier these features run, as `WEGMAN_CPU` spells it: `portable`,
+    /// `aesni`, `avx2`, `ifma` (the tokens decide; `avx2-vaes` runs `avx2`).
+    pub fn tier(self) -> &'static str {
+        match (self.aesni.is_some(), self.avx2.is_some(), self.avx512ifma.is_some()) {
+            (_, _, true) => "ifma",
+            (_, true, false) => "avx2",
+            (true, false, false) => "aesni",
+            (false, false, false) => "portable",
+        }
     }
 
     /// The one rule from what the CPU reports to the tokens a backend may
@@ -190,11 +227,11 @@ impl Features {
         Self::portable()
     }
 
-    /// Whether this build caps detection below what the CPU has
-    /// (`wegman_backend` set): tests that find a backend missing ask this
+    /// Whether this build or `WEGMAN_CPU` caps detection below what the CPU
+    /// has (`wegman_backend` set): tests that find a backend missing ask this
     /// before blaming the CPU.
     pub fn capped() -> bool {
-        cfg!(wegman_backend = "portable") || cfg!(wegman_backend = "avx2")
+        cfg!(wegman_backend = "portable") || cfg!(wegman_backend = "avx2") || Self::env_capped()
     }
 
     #[cfg(not(target_arch = "x86_64"))]
@@ -344,6 +381,24 @@ mod tests {
         if !Features::capped() {
             assert_eq!(first, Features::uncapped());
         }
+    }
+
+    #[test]
+    fn the_run_time_cap_only_lowers() {
+        let all = Features::uncapped();
+        for (cap, tier) in [("portable", "portable"), ("aesni", "aesni"), ("avx2", "avx2"), ("avx2-vaes", "avx2")] {
+            let f = all.cap(Some(cap));
+            assert!(f.aesni().is_none() || all.aesni().is_some());
+            assert!(f.avx2().is_none() || all.avx2().is_some());
+            assert!(f.avx512ifma().is_none() && f.vaes().is_none(), "{cap}");
+            // the tier named, or lower where the CPU lacks it
+            let order = ["portable", "aesni", "avx2", "ifma"];
+            let rank = |t: &str| order.iter().position(|&o| o == t).unwrap();
+            assert!(rank(f.tier()) <= rank(tier), "{cap}: {}", f.tier());
+        }
+        assert_eq!(all.cap(None), all);
+        assert_eq!(all.cap(Some("no-such-tier")), all);
+        assert_eq!(all.cap(Some("ifma")), all);
     }
 
     #[test]
