@@ -91,9 +91,18 @@ fn still_present(base: &Path, key: &KeyBinding, cur: &Current) -> Result<bool, N
 /// probes upwards until a name is absent, and checks that the file read is
 /// still there (else starts again).
 pub(super) fn read_current(base: &Path, key: &KeyBinding) -> Result<Current, NonceError> {
+    read_current_with(base, key, false)
+}
+
+/// [`read_current`]; with `v1_as_sealed`, an unbound (v1) base counts as a
+/// sealed one (for `adopt`, which binds it).
+pub(super) fn read_current_with(base: &Path, key: &KeyBinding, v1_as_sealed: bool) -> Result<Current, NonceError> {
     let mut sealed_without_gens = 0;
     'again: for _ in 0..ATTEMPTS {
-        let b = read_base(base, key)?;
+        let b = match read_base(base, key) {
+            Err(NonceError::Unbound(_)) if v1_as_sealed => Base::Sealed,
+            other => other?,
+        };
         let listed = files::list_gens(base).map_err(io_err("listing the directory of", base))?;
         let mut generation = listed.last().copied().unwrap_or(0);
         let mut found = None;

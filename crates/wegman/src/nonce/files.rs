@@ -50,6 +50,14 @@ pub(super) enum FileRead {
 /// Read (at most [`MAX_STATE_BYTES`] of) a regular file, refusing a link
 /// and never waiting on a FIFO (`O_NONBLOCK`).
 pub(super) fn read_file(path: &Path) -> io::Result<FileRead> {
+    // Checked before opening too: a socket cannot be opened at all.
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(FileRead::NotFound),
+        Ok(m) if m.file_type().is_symlink() => return Ok(FileRead::NotAFile("a symbolic link, not a file")),
+        Ok(m) if m.is_dir() => return Ok(FileRead::NotAFile("a directory, not a file")),
+        Ok(m) if !m.is_file() => return Ok(FileRead::NotAFile("not a regular file")),
+        _ => {}
+    }
     let mut o = OpenOptions::new();
     o.read(true);
     #[cfg(unix)]

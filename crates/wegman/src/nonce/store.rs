@@ -129,12 +129,21 @@ impl NonceStore {
             Ok(safe) => safe,
             Err(_) => return chain::read_current(path, key).map(|_| ()),
         };
-        // Generation 1 may already be there: another adopter linked it and
-        // has not sealed the base yet.
-        if !files::exists(&gen_path(path, 1)).map_err(io_err("reading", path))? {
-            let rec =
-                format::GenRecord { generation: 1, safe, writer: files::random16().map_err(io_err("adopting", path))? };
-            files::publish(path, &gen_path(path, 1), &format::encode_gen(key, &rec)).map_err(update_err(ADOPTING))?;
+        match chain::read_current_with(path, key, true) {
+            // Generations beside a v1 base (an old state written over a
+            // migrated one): continue above both.
+            Ok(cur) => {
+                chain::publish_after(path, key, &cur, cur.safe().max(safe), ADOPTING)?;
+            }
+            Err(NonceError::Missing(_)) => {
+                // Generation 1 may already be there: another adopter
+                // linked it and has not sealed the base yet.
+                let writer = files::random16().map_err(io_err("adopting", path))?;
+                let rec = format::GenRecord { generation: 1, safe, writer };
+                files::publish(path, &gen_path(path, 1), &format::encode_gen(key, &rec))
+                    .map_err(update_err(ADOPTING))?;
+            }
+            Err(e) => return Err(e),
         }
         chain::seal(path, key, ADOPTING)?;
         chain::read_current(path, key).map(|_| ())
