@@ -303,3 +303,38 @@ fn processes_racing_while_the_lock_file_is_removed_and_replaced() {
     eprintln!("{} nonces from 6 processes, lock file removed or replaced {changes} times", all.len());
     check_all(&state, &all);
 }
+
+#[test]
+fn leases_never_overlap_each_other_or_the_stores_nonces() {
+    use wegman::nonce::{Lease, NonceError};
+    let (_dir, state) = fresh();
+    let mut a = NonceStore::open(&state, &key()).unwrap().with_reserve(4);
+    let mut b = NonceStore::open_unlocked_for_tests(&state, &key()).unwrap().with_reserve(3);
+    let mut all = Vec::new();
+    let mut leases = Vec::new();
+    for i in 0..20u64 {
+        all.push(value(a.next_nonce().unwrap()));
+        leases.push(a.reserve(i % 5 + 1).unwrap());
+        all.push(value(b.next_nonce().unwrap()));
+        leases.push(b.reserve(7).unwrap());
+    }
+    for l in leases {
+        // through its bytes, as another process gets it
+        let there = Lease::from_bytes(&l.to_bytes(), &key()).unwrap();
+        assert_eq!(there, l);
+        all.extend(there.into_nonces().map(value));
+    }
+    a.close().unwrap();
+    b.close().unwrap();
+    check_all(&state, &all);
+
+    // edited, foreign or damaged bytes are refused
+    let mut s = NonceStore::open(&state, &key()).unwrap();
+    let good = String::from_utf8(s.reserve(10).unwrap().to_bytes()).unwrap();
+    for bad in [good.replace("count 10", "count 11"), good.replace("count 10", "count 010"), good[1..].to_string()] {
+        let e = Lease::from_bytes(bad.as_bytes(), &key()).unwrap_err();
+        assert!(matches!(e, NonceError::Corrupt { .. }), "{bad:?}: {e}");
+    }
+    let other = KeyBinding::derive("poly1305aes", &[1; 32]);
+    assert!(matches!(Lease::from_bytes(good.as_bytes(), &other), Err(NonceError::WrongKey { .. })));
+}

@@ -85,6 +85,11 @@
 //! Opening one state twice in one process is an error
 //! ([`NonceError::AlreadyOpen`]), not a deadlock on the lock.
 //!
+//! **Leases.** [`NonceStore::reserve`] reserves a block as its own
+//! generation and returns it as a [`Lease`]: authenticated bytes another
+//! process can use with no disk access, never overlapping another lease or
+//! a store's block (each lease is to be used once).
+//!
 //! A missing, corrupt or foreign state, or any I/O error, is an error: the
 //! store never guesses. **Binding to the key**: a state of another key (a
 //! key file renamed onto a path with a leftover state) is
@@ -107,10 +112,12 @@ use zeroize::Zeroizing;
 mod chain;
 mod files;
 mod format;
+mod lease;
 mod store;
 #[doc(hidden)]
 pub mod testing;
 
+pub use lease::Lease;
 pub use store::NonceStore;
 
 use files::{parent_dir, with_suffix};

@@ -190,6 +190,15 @@ impl NonceStore {
         Ok(nonce_bytes(n))
     }
 
+    /// Reserve `count` (at least 1) nonces as a [`super::Lease`] for another
+    /// user: a generation of their own, published before this returns, so
+    /// they never overlap this store's nonces or another lease. Leaves this
+    /// store's own block as it is (its unused rest is then skipped at
+    /// `close`, not given back).
+    pub fn reserve(&mut self, count: u64) -> Result<super::Lease, NonceError> {
+        super::Lease::reserve(&self.path, &self.key, count)
+    }
+
     /// Give back the unused rest of the reserved block (a clean exit): only
     /// if this process made the reservation and its generation is still the
     /// current one; otherwise the unused nonces are skipped (never reused)
