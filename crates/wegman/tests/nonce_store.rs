@@ -416,3 +416,27 @@ fn a_state_that_is_not_a_regular_file_is_refused_at_once() {
     let e = r.unwrap_err();
     assert!(e.to_string().contains("is corrupt (not a regular file)"), "{e}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_temporary_file_of_a_dead_writer_is_cleaned_up() {
+    // A writer killed between creating its temporary file and removing it
+    // leaves KEY.nonce.tmp.<pid>.<random>; a later writer removes it once
+    // that process is gone, and leaves a live one's alone.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let dead_tmp = dir.path().join(format!("k.nonce.tmp.{dead}.0123456789abcdef"));
+    let live_tmp = dir.path().join(format!("k.nonce.tmp.{}.0123456789abcdef", std::process::id()));
+    std::fs::write(&dead_tmp, "x").unwrap();
+    std::fs::write(&live_tmp, "x").unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(1);
+    for _ in 0..4 {
+        s.next_nonce().unwrap(); // generations 1..4: the cleaner runs
+    }
+    assert!(!dead_tmp.exists(), "a dead writer's temporary file was left");
+    assert!(live_tmp.exists(), "a live writer's temporary file was removed");
+}

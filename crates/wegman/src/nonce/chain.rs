@@ -206,6 +206,7 @@ fn clean(base: &Path, key: &KeyBinding, own: u64) {
     if low > top || seal(base, key, RESERVING).is_err() {
         return;
     }
+    files::remove_dead_temps(base);
     for g in low..=top {
         match std::fs::remove_file(gen_path(base, g)) {
             Ok(()) => {}

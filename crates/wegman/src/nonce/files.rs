@@ -191,3 +191,38 @@ pub(super) fn exists(path: &Path) -> io::Result<bool> {
         Err(e) => Err(e),
     }
 }
+
+/// Remove the temporary files `KEY.nonce.tmp.<pid>.<random>` beside `base`
+/// whose process no longer exists (a writer killed between creating and
+/// removing one). A live writer's file is left alone; were it removed
+/// anyway (another PID namespace), its link would fail and it would report
+/// an error, never hand out a nonce.
+#[cfg(unix)]
+pub(super) fn remove_dead_temps(base: &Path) {
+    let Some(name) = base.file_name() else { return };
+    let mut prefix: OsString = name.to_owned();
+    prefix.push(".tmp.");
+    let prefix = prefix.as_encoded_bytes().to_vec();
+    let Ok(entries) = fs::read_dir(parent_dir(base)) else { return };
+    for entry in entries.flatten() {
+        let n = entry.file_name();
+        let Some(pid) = n
+            .as_encoded_bytes()
+            .strip_prefix(&prefix[..])
+            .and_then(|rest| std::str::from_utf8(rest).ok())
+            .and_then(|rest| rest.split('.').next())
+            .and_then(|p| p.parse::<u32>().ok())
+            .filter(|&p| p > 0)
+        else {
+            continue;
+        };
+        // Linux's /proc (elsewhere, without it, nothing is removed).
+        let gone = Path::new("/proc/self").exists() && !Path::new("/proc").join(pid.to_string()).exists();
+        if gone {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(not(unix))]
+pub(super) fn remove_dead_temps(_base: &Path) {}
