@@ -135,7 +135,8 @@ def test_forked_workers_never_reuse_a_nonce(tmp_path: pathlib.Path) -> None:
     _INHERITED[:] = [store]
     try:
         ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(8) as pool:
+        # one task per worker: each closes the store it inherited
+        with ctx.Pool(8, maxtasksperchild=1) as pool:
             per_worker = pool.map(_take_in_child, [5] * 16)
         later = [store.next_nonce().hex() for _ in range(5)]
         store.close()
