@@ -22,9 +22,9 @@
 //! - the run after it continues (exit 0, no temporary file left behind) or
 //!   refuses with a message; refusals are counted and reported (none so far).
 //!
-//! `cargo test` runs a subset (EIO and ENOSPC, reserves 1, 3 and 1024: 160
+//! `cargo test` runs a subset (EIO and ENOSPC, reserves 1, 3 and 1024: 164
 //! faulted runs); `WEGMAN_FAULT_CAMPAIGN=full` (what `scripts/nonce-faults`
-//! sets) adds EDQUOT and EROFS and reserves 2 and 5: 480. The same harness
+//! sets) adds EDQUOT and EROFS and reserves 2 and 5: 488. The same harness
 //! catches the deliberately broken store of `nonce_kill.rs`.
 
 use std::collections::{BTreeMap, HashSet};
