@@ -5,8 +5,9 @@
 //! Input: the file's bytes, and the same bytes read as an edit of a genuine
 //! state (which one, how, where, with what), checked the same way: random
 //! bytes rarely keep a state's lines intact, edits keep all but one place.
-//! At start-up the target has the store write genuine states of two keys,
-//! A and B, for a few safe nonces (and, if `WEGMAN_FUZZ_SEEDS` names a
+//! At start-up the target makes genuine version-2 states (the base file
+//! `create` writes, read as generation 0) of two keys, A and B, for a few
+//! safe nonces (and, if `WEGMAN_FUZZ_SEEDS` names a
 //! directory, copies them there with a version-1 state as seeds).
 //!
 //! Checks: `check_state_bytes` under key A accepts the input only if it is
@@ -19,7 +20,8 @@
 //! bytes count) gives the same verdict as `check_state_bytes`.
 //! `NonceStore::adopt` succeeds only on a genuine state of A (left as it
 //! is) or on a version-1 state in its exact encoding (CRC-32 checked),
-//! which it must replace with A's genuine state of the same safe nonce.
+//! which it must turn into generation 1 of the same safe nonce and a
+//! sealed base.
 //!
 //! Fails on: a parser that tolerates a changed byte the HMAC does not
 //! cover (the file's lines must be exactly the covered ones), a state
@@ -33,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use wegman::nonce::{KeyBinding, NonceError, NonceStore, check_state_bytes};
+use wegman::nonce::{KeyBinding, NonceError, NonceStore, check_state_bytes, v2_state_bytes};
 use wegman_fuzz::{Input, work_dir, write_seeds};
 
 /// The safe nonces of the genuine states made at start-up.
@@ -49,22 +51,27 @@ struct World {
     genuine_b: Vec<(u128, Vec<u8>)>,
 }
 
-/// The states the store writes for `key` with each of `SAFE`'s values.
+/// The version-2 states of `key` with each of `SAFE`'s values: what
+/// `create` writes (safe nonce 0) and what earlier versions left, which the
+/// store reads as generation 0 until its first reservation. (The
+/// generation files are not covered here.)
 fn genuine(dir: &Path, name: &str, key: &KeyBinding) -> Vec<(u128, Vec<u8>)> {
-    SAFE.iter()
-        .enumerate()
-        .map(|(i, &safe)| {
-            let path = dir.join(format!("{name}{i}.nonce"));
-            NonceStore::create(&path, key).expect("create");
-            if safe > 0 {
-                // A reservation of `safe` nonces from 0 stores `safe`; the
-                // store is dropped without `close`, as after a crash.
-                let mut store = NonceStore::open(&path, key).expect("open").with_reserve(safe as u64);
-                store.next_nonce().expect("reserve");
-            }
-            (safe, std::fs::read(&path).expect("read"))
-        })
-        .collect()
+    let created = dir.join(format!("{name}.nonce"));
+    let _ = std::fs::remove_file(&created);
+    NonceStore::create(&created, key).expect("create");
+    assert_eq!(std::fs::read(&created).expect("read"), v2_state_bytes(key, 0), "create writes v2 with 0");
+    SAFE.iter().map(|&safe| (safe, v2_state_bytes(key, safe))).collect()
+}
+
+/// Remove the generation files an `adopt` left beside `path`.
+fn remove_generations(path: &Path) {
+    let name = path.file_name().expect("name").to_string_lossy().into_owned();
+    for e in std::fs::read_dir(path.parent().expect("dir")).expect("list") {
+        let e = e.expect("entry");
+        if e.file_name().to_string_lossy().strip_prefix(&format!("{name}.")).is_some_and(|g| g.parse::<u64>().is_ok()) {
+            std::fs::remove_file(e.path()).expect("remove generation");
+        }
+    }
 }
 
 /// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320).
@@ -163,7 +170,8 @@ fn verdicts(w: &World, data: &[u8]) {
     let unbound = std::str::from_utf8(prefix).is_ok_and(|t| t.starts_with(V1_HEADER));
     assert_eq!(kind(&under_a) == "unbound", unbound, "unbound verdict ({})", kind(&under_a));
 
-    // The same bytes as a file.
+    // The same bytes as a file (alone: no generation file beside it).
+    remove_generations(&path);
     std::fs::write(&path, data).expect("write state");
     let opened = NonceStore::open(&path, &w.a);
     assert_eq!(kind(&opened), kind(&under_a), "NonceStore::open and check_state_bytes disagree");
@@ -173,7 +181,16 @@ fn verdicts(w: &World, data: &[u8]) {
     match (adopted, is_a) {
         (Ok(()), Some(_)) => assert_eq!(after, data, "adopt changed a genuine state"),
         (Ok(()), None) => {
-            let safe = check_state_bytes(&path, &w.a, &after).expect("adopt wrote a state that does not check");
+            // adopt made generation 1 with the v1 state's safe nonce and
+            // sealed the base
+            assert!(matches!(check_state_bytes(&path, &w.a, &after), Err(NonceError::Missing(_))), "not sealed");
+            let mut store = NonceStore::open(&path, &w.a).expect("adopt wrote a state that does not open");
+            let safe = match store.next_nonce() {
+                Ok(n) => u128::from_le_bytes(n),
+                Err(NonceError::Exhausted) => u128::MAX,
+                Err(e) => panic!("no nonce after adopt: {e}"),
+            };
+            drop(store);
             assert_eq!(v1(safe), data, "adopt accepted something other than a version-1 state");
         }
         (Err(e), Some(_)) => panic!("adopt refused a genuine state: {e}"),

@@ -1,12 +1,13 @@
 //! The §3 nonce store refuses every state it cannot trust. Over a thousand
 //! damaged, foreign, rolled-back or misplaced states are put where a key's
-//! state belongs, one at a time, and `wegman tag` runs on each: it must
+//! current state belongs (its highest generation file `key.nonce.<g>`,
+//! the only one left beside the sealed base), one at a time, and `wegman tag` runs on each: it must
 //! exit 2 without printing a line, say in one line on standard error which
 //! state it refuses and why, and leave the state as it found it.
 //!
 //! The one state that is *not* refused is the one docs/security.md says no
 //! store beside the key can catch: a genuine older state of the same key (a
-//! restored backup). It authenticates as it did the day it was written;
+//! restored backup: the base and an older generation file). It authenticates as it did the day it was written;
 //! the test pins that down, and that it repeats nonces, so the limitation
 //! stays documented rather than forgotten. A genuine state whose counter
 //! was edited down (or up) without its authentication code is refused.
@@ -69,7 +70,33 @@ impl Dir {
     }
 
     fn state(&self, key: &str) -> Vec<u8> {
-        std::fs::read(self.real.join(format!("{key}.nonce"))).unwrap()
+        std::fs::read(current_file(&self.real, key)).unwrap()
+    }
+}
+
+/// The file that holds the current state of `dir/key`: its highest
+/// generation file, or the base before the first reservation.
+fn current_file(dir: &Path, key: &str) -> PathBuf {
+    let prefix = format!("{key}.nonce.");
+    let top = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().to_str()?.strip_prefix(&prefix)?.parse::<u64>().ok())
+        .max();
+    match top {
+        Some(g) => dir.join(format!("{prefix}{g}")),
+        None => dir.join(format!("{key}.nonce")),
+    }
+}
+
+/// Remove every generation file of `dir/key` but `keep`.
+fn remove_generations_but(dir: &Path, key: &str, keep: &Path) {
+    let prefix = format!("{key}.nonce.");
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        if name.strip_prefix(&prefix).is_some_and(|g| g.parse::<u64>().is_ok()) && p != keep {
+            std::fs::remove_file(p).unwrap();
+        }
     }
 }
 
@@ -85,7 +112,7 @@ fn state_of(alg: &str, key: &[u8], safe: usize) -> Vec<u8> {
         s.next_nonce().unwrap();
     }
     drop(s); // no give-back: the state holds `safe`
-    std::fs::read(p).unwrap()
+    std::fs::read(current_file(d.path(), "s")).unwrap()
 }
 
 fn replace_line(state: &[u8], prefix: &str, line: &str) -> Vec<u8> {
@@ -247,6 +274,7 @@ fn every_untrustworthy_state_is_refused() {
     let mut printed = Vec::new();
     printed.extend(printed_nonces(&d.ok(&["tag", "-k", "key", "--nonce-reserve", "1", "f"]).stdout));
     let old = d.state("key");
+    let old_file = current_file(&d.real, "key");
     for _ in 0..3 {
         printed.extend(printed_nonces(&d.ok(&["tag", "-k", "key", "f", "f", "f"]).stdout));
     }
@@ -255,8 +283,10 @@ fn every_untrustworthy_state_is_refused() {
     let key_text = std::fs::read_to_string(d.real.join("key")).unwrap();
     let key_bytes = hex::decode(key_text.lines().find_map(|l| l.strip_prefix("key ")).unwrap()).unwrap();
 
-    let state = d.real.join("key.nonce");
-    let prefix = format!("wegman: nonce state {} ", state.display());
+    let state = current_file(&d.real, "key");
+    remove_generations_but(&d.real, "key", &state);
+    // "nonce state DIR/key.nonce.<g> is corrupt", or "….nonce.<generation> is missing"
+    let prefix = format!("wegman: nonce state {}", d.real.join("key.nonce").display());
     let mut refused: BTreeMap<&str, usize> = BTreeMap::new();
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures = Vec::new();
@@ -269,7 +299,8 @@ fn every_untrustworthy_state_is_refused() {
         let one_line = err.ends_with('\n') && err.matches('\n').count() == 1;
         if out.status.code() == Some(2) && out.stdout.is_empty() && one_line && err.starts_with(&prefix) {
             *refused.entry(case.category).or_default() += 1;
-            *reasons.entry(format!("{:14} {}", case.category, reason(&err[prefix.len()..]))).or_default() += 1;
+            let why = err[prefix.len()..].split_once(' ').map_or("", |(_, w)| w);
+            *reasons.entry(format!("{:14} {}", case.category, reason(why))).or_default() += 1;
         } else {
             failures.push(format!(
                 "{}: exit {:?}, stdout {} bytes, stderr {err:?}",
@@ -283,7 +314,10 @@ fn every_untrustworthy_state_is_refused() {
         }
     }
     put(&state, &Make::Bytes(current.clone()));
-    assert!(!d.real.join("key.nonce.tmp").exists());
+    let temps = std::fs::read_dir(&d.real)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("key.nonce.tmp"));
+    assert_eq!(temps.count(), 0, "temporary files left behind");
 
     let total: usize = refused.values().sum();
     eprintln!("{total} of {} untrustworthy states refused:", all.len());
@@ -301,7 +335,8 @@ fn every_untrustworthy_state_is_refused() {
 
     // The documented limit: a genuine older state of the same key (a
     // restored backup) is accepted, and repeats nonces.
-    put(&state, &Make::Bytes(old));
+    remove_generations_but(&d.real, "key", &old_file);
+    put(&old_file, &Make::Bytes(old));
     let again = printed_nonces(&d.ok(&["tag", "-k", "key", "f"]).stdout);
     assert!(
         again.iter().any(|n| printed.contains(n)),

@@ -1,12 +1,13 @@
-//! The §3 nonce store under injected I/O faults. Each of the four steps of
-//! an update of the state (write the temporary file, fsync it, rename it
-//! over the state, fsync the directory) fails in turn, at every occurrence a
+//! The §3 nonce store under injected I/O faults. Each step of publishing a
+//! generation (write the temporary file, fsync it, link it to the
+//! generation's name, fsync the directory) and the rename that seals the
+//! base once fails in turn, at every occurrence a
 //! run of `wegman tag` reaches, with several error codes and reservation
 //! sizes; after each faulted run the same command runs again without one.
 //!
 //! The faults come from an LD_PRELOAD shim, `tests/c/fault_shim.c`, around
-//! the C library's `write`/`writev`/`pwrite`, `fsync`/`fdatasync` and
-//! `rename`/`renameat`/`renameat2`, counting only calls on files in the
+//! the C library's `write`/`writev`/`pwrite`, `fsync`/`fdatasync`,
+//! `rename`/`renameat`/`renameat2` and `link`/`linkat`, counting only calls on files in the
 //! key's directory: the binary under test is the real `wegman`, and each
 //! fault takes the path a failing disk would. A fault happens either
 //! *before* the call (nothing done) or *after* it (done, then an error
@@ -21,9 +22,9 @@
 //! - the run after it continues (exit 0, no temporary file left behind) or
 //!   refuses with a message; refusals are counted and reported (none so far).
 //!
-//! `cargo test` runs a subset (EIO and ENOSPC, reserves 1, 3 and 1024: 160
+//! `cargo test` runs a subset (EIO and ENOSPC, reserves 1, 3 and 1024: 164
 //! faulted runs); `WEGMAN_FAULT_CAMPAIGN=full` (what `scripts/nonce-faults`
-//! sets) adds EDQUOT and EROFS and reserves 2 and 5: 480. The same harness
+//! sets) adds EDQUOT and EROFS and reserves 2 and 5: 488. The same harness
 //! catches the deliberately broken store of `nonce_kill.rs`.
 
 use std::collections::{BTreeMap, HashSet};
@@ -35,12 +36,14 @@ mod common;
 use common::{broken_binary, printed_nonces};
 
 /// The fault kinds: the shim's name, and the step the store's message names.
-const OPS: [(&str, &str); 4] = [
+const OPS: [(&str, &str); 5] = [
     ("write", "writing the temporary nonce state"),
     ("fsync", "syncing the temporary nonce state"),
-    ("rename", "renaming the new nonce state onto"),
+    ("link", "linking the new nonce state to"),
     ("dirsync", "syncing the directory of the nonce state"),
+    ("rename", "renaming the new nonce state onto"),
 ];
+// Only the seal of the base renames ("rename", last), once per key.
 const WHENS: [&str; 2] = ["before", "after"];
 /// Error codes: the shim's name, and the system's text for it.
 const ERRNOS: [(&str, &str); 4] = [
@@ -159,7 +162,9 @@ impl<'a> Series<'a> {
     }
 
     fn temp_exists(&self) -> bool {
-        std::fs::symlink_metadata(self.real.join("key.nonce.tmp")).is_ok()
+        std::fs::read_dir(&self.real)
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().starts_with("key.nonce.tmp"))
     }
 
     /// Count the nonces of one run's output against every earlier run's.
@@ -192,7 +197,19 @@ fn text(b: &[u8]) -> String {
 fn check_fault_report(s: &Series, f: Fault, out: &Output, t: &mut Tally) {
     let err = text(&out.stderr);
     let line = err.strip_suffix('\n').unwrap_or(&err);
-    let shape = line.replace(s.real.to_str().unwrap(), "DIR");
+    let mut shape = line.replace(s.real.to_str().unwrap(), "DIR");
+    // temporary names are unique: key.nonce.tmp.<pid>.<random>
+    if let Some(at) = shape.find("key.nonce.tmp.") {
+        let end = shape[at..].find(':').map_or(shape.len(), |e| at + e);
+        shape.replace_range(at..end, "key.nonce.tmp.PID.RANDOM");
+    }
+    // and generations are numbered: key.nonce.<generation>
+    if let Some(at) = shape.find("key.nonce.").map(|a| a + "key.nonce.".len()) {
+        let digits = shape[at..].bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 {
+            shape.replace_range(at..at + digits, "N");
+        }
+    }
     let (op, step) = OPS[f.op];
     let ok = out.status.code() == Some(2)
         && !line.contains('\n')
@@ -295,15 +312,18 @@ fn verdict(t: &Tally, faulted_wanted: usize) -> Result<(), String> {
 fn injected_io_faults_never_make_the_store_reuse_a_nonce() {
     let (errnos, reserves) = plan();
     let t = campaign(Path::new(env!("CARGO_BIN_EXE_wegman")), errnos, reserves);
-    // every occurrence of every step in every series
+    // every occurrence of every step in every series (the seal's rename:
+    // once per series)
     let per_series: usize = reserves.iter().map(|&r| occurrences(r)).sum();
-    verdict(&t, OPS.len() * WHENS.len() * errnos * per_series).unwrap();
-    // the store has never refused after a fault: a temporary file left by a
-    // failed update is removed by the next one, and the rename is atomic
+    let per_op = (OPS.len() - 1) * per_series + 1;
+    verdict(&t, per_op * WHENS.len() * errnos).unwrap();
+    // the store has never refused after a fault: a failed publication
+    // removes its temporary file, and the link is atomic
     assert!(t.refused.is_empty(), "{:?}", t.refused);
+    assert_eq!(t.temp_left, 0, "temporary files left behind");
 }
 
-/// Updates of the state in one run of [`FILES`] files with `reserve`: one
+/// Generations published in one run of [`FILES`] files with `reserve`: one
 /// per reservation, and one to give back an unused rest.
 fn occurrences(reserve: u64) -> usize {
     let nonces = FILES as u64 + 1;

@@ -52,7 +52,7 @@ impl Sink for Collected {
 /// >>> d = tempfile.mkdtemp()
 /// >>> wegman.keygen(os.path.join(d, "key"))
 /// >>> sorted(os.listdir(d))
-/// ['key', 'key.nonce', 'key.nonce.lock']
+/// ['key', 'key.nonce']
 #[pyfunction]
 #[pyo3(signature = (path, alg = "poly1305aes"))]
 fn keygen(py: Python<'_>, path: PathBuf, alg: &str) -> PyResult<()> {
@@ -65,7 +65,11 @@ fn keygen(py: Python<'_>, path: PathBuf, alg: &str) -> PyResult<()> {
 ///
 /// The nonce store of a key file made by `keygen` or `wegman keygen`, open
 /// and locked (another process, the `wegman` command included, waits for
-/// the lock until this one is closed). Nonces are reserved on disk
+/// the lock until this one is closed; opening it a second time in this
+/// process raises `NonceStoreError`). A process forked from this one (say
+/// by `multiprocessing`) that uses an inherited store reserves nonces of
+/// its own: it never hands out the parent's, and its `close()` never gives
+/// them back. Nonces are reserved on disk
 /// `reserve` at a time before they are handed out, so a crash can skip
 /// nonces but never repeat one; `close()` (or leaving a `with` block) gives
 /// the unused rest back. Never shows the key in `repr`.

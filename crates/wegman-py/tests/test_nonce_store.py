@@ -112,3 +112,49 @@ def test_store_errors(tmp_path: pathlib.Path) -> None:
     with wegman.NonceStore(tmp_path / "k2") as s2:
         with pytest.raises(OSError):
             s2.tag_files([str(tmp_path / "does-not-exist")])
+
+
+# A store opened in the parent, inherited by forked workers (issue 20,
+# item 2): module-level, so that multiprocessing's fork context runs it.
+_INHERITED: "List[wegman.NonceStore]" = []
+
+
+def _take_in_child(count: int) -> List[str]:
+    store = _INHERITED[0]
+    taken = [store.next_nonce().hex() for _ in range(count)]
+    store.close()  # must not give the parent's range back
+    return taken
+
+
+def test_forked_workers_never_reuse_a_nonce(tmp_path: pathlib.Path) -> None:
+    import multiprocessing
+
+    wegman.keygen(tmp_path / "key")
+    store = wegman.NonceStore(tmp_path / "key", reserve=100)
+    first = store.next_nonce().hex()  # the parent has a reserved range now
+    _INHERITED[:] = [store]
+    try:
+        ctx = multiprocessing.get_context("fork")
+        # one task per worker: each closes the store it inherited
+        with ctx.Pool(8, maxtasksperchild=1) as pool:
+            per_worker = pool.map(_take_in_child, [5] * 16)
+        later = [store.next_nonce().hex() for _ in range(5)]
+        store.close()
+    finally:
+        _INHERITED.clear()
+    everything = [first, *later, *(n for ns in per_worker for n in ns)]
+    assert len(everything) == 1 + 5 + 16 * 5
+    assert len(set(everything)) == len(everything), "a nonce was handed out twice"
+    # and the state is above all of them
+    with wegman.NonceStore(tmp_path / "key") as again:
+        nxt = int.from_bytes(again.next_nonce(), "little")
+    assert nxt > max(int.from_bytes(bytes.fromhex(n), "little") for n in everything)
+
+
+def test_opening_one_store_twice_is_an_error_not_a_deadlock(tmp_path: pathlib.Path) -> None:
+    wegman.keygen(tmp_path / "key")
+    with wegman.NonceStore(tmp_path / "key"):
+        with pytest.raises(wegman.NonceStoreError, match="already open in this process"):
+            wegman.NonceStore(tmp_path / "key")
+    with wegman.NonceStore(tmp_path / "key") as s:
+        s.next_nonce()

@@ -87,6 +87,34 @@ fn corrupt_state_is_an_error() {
         let e = NonceStore::open(&state, &key()).unwrap_err();
         assert!(matches!(e, NonceError::Corrupt { .. }), "{:?} gave {e}", String::from_utf8_lossy(&bad));
     }
+    // the same for the current generation file
+    std::fs::write(&state, &good).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(5);
+    s.next_nonce().unwrap();
+    drop(s);
+    let gen1 = dir.path().join("k.nonce.1");
+    let good = std::fs::read_to_string(&gen1).unwrap();
+    let cases = [
+        good.replace("safe 05", "safe 04"),
+        good.replace("generation 1", "generation 2"),
+        good[..good.len() - 2].to_string(),
+        format!("{good}x"),
+        String::new(),
+    ];
+    for bad in cases {
+        std::fs::write(&gen1, &bad).unwrap();
+        let e = NonceStore::open(&state, &key()).unwrap_err();
+        assert!(matches!(e, NonceError::Corrupt { .. }), "{bad:?} gave {e}");
+    }
+    // a genuine generation file under another name
+    std::fs::write(&gen1, &good).unwrap();
+    std::fs::rename(&gen1, dir.path().join("k.nonce.2")).unwrap();
+    let e = NonceStore::open(&state, &key()).unwrap_err();
+    assert!(e.to_string().contains("its generation does not match its name"), "{e}");
+    // the sealed base with its generations gone is a missing state
+    std::fs::remove_file(dir.path().join("k.nonce.2")).unwrap();
+    let e = NonceStore::open(&state, &key()).unwrap_err();
+    assert!(matches!(e, NonceError::Missing(_)), "{e}");
 }
 
 #[test]
@@ -119,27 +147,31 @@ fn the_fuzz_targets_byte_check_agrees_with_open() {
 
 #[test]
 fn io_errors_stop_the_store() {
+    use wegman::nonce::testing::inject_fault;
     let dir = tempfile::tempdir().unwrap();
-    let sub = dir.path().join("sub");
-    std::fs::create_dir(&sub).unwrap();
-    let state = sub.join("k.nonce");
+    let state = dir.path().join("k.nonce");
     NonceStore::create(&state, &key()).unwrap();
     let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(2);
     s.next_nonce().unwrap();
     s.next_nonce().unwrap();
-    // the next reservation cannot be written: a directory stands where its
-    // temporary file goes
-    std::fs::create_dir(sub.join("k.nonce.tmp")).unwrap();
+    // the next reservation cannot be made durable
+    inject_fault("syncing the temporary nonce state", false);
     let e = s.next_nonce().unwrap_err();
     assert!(matches!(e, NonceError::Update { .. }), "{e}");
     // the message says what the store was doing, at which step, and that no
     // nonce of the failed reservation was used
     let msg = e.to_string();
-    assert!(msg.starts_with("reserving nonces failed at removing the leftover temporary nonce state "), "{msg}");
+    assert!(msg.starts_with("reserving nonces failed at syncing the temporary nonce state "), "{msg}");
     assert!(msg.ends_with("; no nonce of this reservation was handed out"), "{msg}");
     // and the store does not hand out the nonce it could not reserve
-    std::fs::remove_dir(sub.join("k.nonce.tmp")).unwrap();
     assert_eq!(s.next_nonce().unwrap()[0], 2);
+    // no temporary file is left behind
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]
@@ -176,45 +208,61 @@ fn a_symlinked_state_is_refused() {
 }
 
 #[test]
-fn create_checks_for_an_existing_state_under_the_lock() {
-    // A creator that passed the existence check before a racing creator
-    // took the lock would overwrite a state already in use.
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("k.nonce");
-    let held = NonceStore::create(&state, &key()).and_then(|()| NonceStore::open(&state, &key())).unwrap();
-    let written = std::fs::read(&state).unwrap();
-    std::fs::remove_file(&state).unwrap(); // as if the racing creator had not written yet
-    let path = state.clone();
-    let racer = std::thread::spawn(move || NonceStore::create(&path, &key()));
-    std::thread::sleep(std::time::Duration::from_millis(100));
-    // the holder (the first creator) now writes its state and uses nonces
-    std::fs::write(&state, written).unwrap();
-    let mut held = held;
-    let first = held.next_nonce().unwrap();
-    held.close().unwrap();
-    let r = racer.join().unwrap();
-    assert!(matches!(r, Err(NonceError::AlreadyExists(_))), "{r:?}");
-    let mut again = NonceStore::open(&state, &key()).unwrap();
-    assert_ne!(again.next_nonce().unwrap(), first, "the racing create must not reset the state");
+fn racing_creators_cannot_both_succeed() {
+    // A creator that passed an existence check before a racing creator
+    // wrote would overwrite a state already in use: the state is created
+    // with an exclusive link, so exactly one creator succeeds.
+    for _ in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("k.nonce");
+        let results: Vec<_> = (0..6)
+            .map(|_| {
+                let p = state.clone();
+                std::thread::spawn(move || NonceStore::create(&p, &key()))
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|t| t.join().unwrap())
+            .collect();
+        assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1, "{results:?}");
+        assert!(results.iter().all(|r| matches!(r, Ok(()) | Err(NonceError::AlreadyExists(_)))), "{results:?}");
+    }
 }
 
 #[test]
-fn lock_serialises_two_openers() {
+fn opening_a_state_twice_in_one_process_is_an_error_not_a_deadlock() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
     NonceStore::create(&state, &key()).unwrap();
-    let state2 = state.clone();
     let mut first = NonceStore::open(&state, &key()).unwrap();
     let a = first.next_nonce().unwrap();
-    let t = std::thread::spawn(move || {
-        let mut second = NonceStore::open(&state2, &key()).unwrap(); // blocks until `first` is dropped
-        second.next_nonce().unwrap()
-    });
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    // from another thread, and by another name of the same file
+    let other_name = dir.path().join(".").join("k.nonce");
+    let t = std::thread::spawn(move || NonceStore::open(&other_name, &key()).map(|_| ()));
+    let e = t.join().unwrap().unwrap_err();
+    assert!(matches!(e, NonceError::AlreadyOpen(_)), "{e}");
+    assert!(e.to_string().contains("already open in this process"), "{e}");
     let b = first.next_nonce().unwrap();
     first.close().unwrap();
-    let c = t.join().unwrap();
+    // once closed, it opens again
+    let mut again = NonceStore::open(&state, &key()).unwrap();
+    let c = again.next_nonce().unwrap();
     assert!(a != b && b != c && a != c);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_at_the_lock_path_is_refused() {
+    // Before: the link was followed and a lock file created where it points.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let target = dir.path().join("elsewhere");
+    std::os::unix::fs::symlink(&target, dir.path().join("k.nonce.lock")).unwrap();
+    let e = NonceStore::open(&state, &key()).unwrap_err();
+    assert!(matches!(e, NonceError::LockSymlink(_)), "{e}");
+    assert!(e.to_string().contains("is a symbolic link"), "{e}");
+    assert!(!target.exists(), "a file was created through the link");
 }
 
 /// Every nonce a store hands out, into `seen`; fails on a repeat.
@@ -227,9 +275,9 @@ fn take(store: &mut NonceStore, n: usize, seen: &mut HashSet<[u8; 16]>) {
 
 #[test]
 fn a_removed_lock_file_cannot_make_a_nonce_repeat() {
-    // Issue 9, finding 1: A holds the lock, the lock file is deleted, B
-    // creates a new one and takes nonces; A's close must not move the safe
-    // nonce back below B's.
+    // Issue 9, finding 1, and issue 20, item 1: A holds the lock, the lock
+    // file is deleted, B (here: a writer that takes no lock at all) takes
+    // nonces meanwhile. Uniqueness does not depend on the lock.
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
     NonceStore::create(&state, &key()).unwrap();
@@ -237,55 +285,38 @@ fn a_removed_lock_file_cannot_make_a_nonce_repeat() {
     let mut a = NonceStore::open(&state, &key()).unwrap().with_reserve(3);
     take(&mut a, 1, &mut seen);
     std::fs::remove_file(dir.path().join("k.nonce.lock")).unwrap();
-    let mut b = NonceStore::open(&state, &key()).unwrap().with_reserve(3);
-    take(&mut b, 1, &mut seen);
+    let mut b = NonceStore::open_unlocked_for_tests(&state, &key()).unwrap().with_reserve(3);
+    for _ in 0..5 {
+        take(&mut a, 2, &mut seen);
+        take(&mut b, 2, &mut seen);
+    }
     b.close().unwrap();
-    // A's lock no longer excludes anyone: it gives nothing back
-    let e = a.close().unwrap_err();
-    assert!(matches!(e, NonceError::Conflict { .. }), "{e}");
-    assert!(e.to_string().contains("removed or replaced"), "{e}");
+    // A's generation is no longer the current one: it gives nothing back
+    a.close().unwrap();
     let mut c = NonceStore::open(&state, &key()).unwrap();
     take(&mut c, 3, &mut seen);
-    c.close().unwrap();
-
-    // A store whose lock file went away may use the rest of the block it
-    // reserved, but reserves no more.
-    let mut d = NonceStore::open(&state, &key()).unwrap().with_reserve(2);
-    take(&mut d, 1, &mut seen);
-    std::fs::remove_file(dir.path().join("k.nonce.lock")).unwrap();
-    take(&mut d, 1, &mut seen);
-    let e = d.next_nonce().unwrap_err();
-    assert!(matches!(e, NonceError::Conflict { .. }), "{e}");
-    let mut f = NonceStore::open(&state, &key()).unwrap();
-    take(&mut f, 3, &mut seen);
+    let max = seen.iter().map(|n| u128::from_le_bytes(*n)).max().unwrap();
+    let next = u128::from_le_bytes(c.next_nonce().unwrap());
+    assert!(next > max, "{next} <= {max}");
 }
 
 #[test]
 fn close_never_moves_the_safe_nonce_backwards() {
     // Another writer moved the state while this store held a valid lock
-    // (say, one that ignores locks): no give-back, a clear conflict.
+    // (say, one that ignores locks): no give-back over it.
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
     NonceStore::create(&state, &key()).unwrap();
     let mut a = NonceStore::open(&state, &key()).unwrap().with_reserve(10);
-    a.next_nonce().unwrap();
-    let before = std::fs::read(&state).unwrap();
-    // a second state of the same key, further on, copied into place
-    // (opening it here would wait for our lock: make it in another directory)
-    let d2 = tempfile::tempdir().unwrap();
-    let s2 = d2.path().join("k.nonce");
-    NonceStore::create(&s2, &key()).unwrap();
-    let mut o = NonceStore::open(&s2, &key()).unwrap().with_reserve(50);
-    for _ in 0..20 {
-        o.next_nonce().unwrap();
+    assert_eq!(a.next_nonce().unwrap()[0], 0);
+    let mut o = NonceStore::open_unlocked_for_tests(&state, &key()).unwrap().with_reserve(50);
+    for i in 10..30 {
+        assert_eq!(o.next_nonce().unwrap()[0], i);
     }
-    o.close().unwrap();
-    std::fs::copy(&s2, &state).unwrap();
-    assert_ne!(std::fs::read(&state).unwrap(), before);
-    let e = a.close().unwrap_err();
-    assert!(e.to_string().contains("not 0a000000000000000000000000000000"), "{e}");
+    o.close().unwrap(); // gives back 30..60
+    a.close().unwrap(); // would give back 1..10 over it: must not
     let mut c = NonceStore::open(&state, &key()).unwrap();
-    assert_eq!(c.next_nonce().unwrap()[0], 20, "the state moved back");
+    assert_eq!(c.next_nonce().unwrap()[0], 30, "the state moved back");
 }
 
 #[test]
@@ -337,7 +368,7 @@ fn state_lock_and_temp_files_are_private_whatever_the_umask() {
             .status()
             .unwrap();
         assert!(st.success());
-        for f in ["k.nonce", "k.nonce.lock"] {
+        for f in ["k.nonce", "k.nonce.lock", "k.nonce.1", "k.nonce.2"] {
             let mode = std::fs::metadata(dir.path().join(f)).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode, 0o600, "{f}");
         }
@@ -384,4 +415,28 @@ fn a_state_that_is_not_a_regular_file_is_refused_at_once() {
     let r = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("opening a FIFO state hangs");
     let e = r.unwrap_err();
     assert!(e.to_string().contains("is corrupt (not a regular file)"), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_temporary_file_of_a_dead_writer_is_cleaned_up() {
+    // A writer killed between creating its temporary file and removing it
+    // leaves KEY.nonce.tmp.<pid>.<random>; a later writer removes it once
+    // that process is gone, and leaves a live one's alone.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let dead_tmp = dir.path().join(format!("k.nonce.tmp.{dead}.0123456789abcdef"));
+    let live_tmp = dir.path().join(format!("k.nonce.tmp.{}.0123456789abcdef", std::process::id()));
+    std::fs::write(&dead_tmp, "x").unwrap();
+    std::fs::write(&live_tmp, "x").unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(1);
+    for _ in 0..4 {
+        s.next_nonce().unwrap(); // generations 1..4: the cleaner runs
+    }
+    assert!(!dead_tmp.exists(), "a dead writer's temporary file was left");
+    assert!(live_tmp.exists(), "a live writer's temporary file was removed");
 }

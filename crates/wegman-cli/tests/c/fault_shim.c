@@ -9,12 +9,13 @@
  *   write    write, writev, pwrite, pwrite64 on a regular file
  *   fsync    fsync, fdatasync on a regular file
  *   rename   rename, renameat, renameat2
+ *   link     link, linkat
  *   dirsync  fsync, fdatasync on a directory
  *
  * Only calls on files in WEGMAN_FAULT_DIR (or on the directory itself)
  * count, and never those on standard input, output or error. Environment:
  *
- *   WEGMAN_FAULT_OP     write | fsync | rename | dirsync
+ *   WEGMAN_FAULT_OP     write | fsync | rename | link | dirsync
  *   WEGMAN_FAULT_NTH    fail the Nth counted call of that kind (1-based); the others pass
  *   WEGMAN_FAULT_ERRNO  EIO | ENOSPC | EDQUOT | EROFS
  *   WEGMAN_FAULT_WHEN   before: the call does nothing and fails;
@@ -22,9 +23,13 @@
  *                       (write: the first half of the bytes is written and
  *                       that count returned, the next write to the file fails:
  *                       a disk filling up; fsync: the "fsyncgate" report after
- *                       writeback; rename: a reply lost after the rename)
+ *                       writeback; rename, link: a reply lost after the call)
  *   WEGMAN_FAULT_DIR    absolute, symbolic-link-free directory
  *   WEGMAN_FAULT_LOG    a line "OP NTH ERRNO WHEN" is appended when the fault fires
+ *
+ * A slow disk instead (scripts/nonce-race): WEGMAN_SLOW_FSYNC_US=N and
+ * WEGMAN_FAULT_DIR make every fsync/fdatasync of a file or directory in
+ * that directory first sleep a random 0..N microseconds, without faults.
  *
  * Without WEGMAN_FAULT_OP the shim only forwards calls. */
 #define _GNU_SOURCE
@@ -40,15 +45,16 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-enum op { OP_NONE, OP_WRITE, OP_FSYNC, OP_RENAME, OP_DIRSYNC };
+enum op { OP_NONE, OP_WRITE, OP_FSYNC, OP_RENAME, OP_DIRSYNC, OP_LINK };
 
 static enum op fault_op = OP_NONE;
 static long fault_nth;
 static int fault_errno;
 static int fault_after;
+static long slow_fsync_us;
 static char fault_dir[PATH_MAX];
 static size_t fault_dir_len;
-static long counts[5];
+static long counts[6];
 /* After a short write ("after" on write): the file whose next write fails. */
 static int poisoned_fd = -1;
 
@@ -60,8 +66,10 @@ static int (*real_fdatasync)(int);
 static int (*real_rename)(const char *, const char *);
 static int (*real_renameat)(int, const char *, int, const char *);
 static int (*real_renameat2)(int, const char *, int, const char *, unsigned int);
+static int (*real_link)(const char *, const char *);
+static int (*real_linkat)(int, const char *, int, const char *, int);
 
-static const char *const op_names[] = {"none", "write", "fsync", "rename", "dirsync"};
+static const char *const op_names[] = {"none", "write", "fsync", "rename", "dirsync", "link"};
 
 /* The C library's functions, found on first use (another library's
  * constructor may write before this one runs). */
@@ -76,6 +84,8 @@ static void resolve(void) {
     real_rename = dlsym(RTLD_NEXT, "rename");
     real_renameat = dlsym(RTLD_NEXT, "renameat");
     real_renameat2 = dlsym(RTLD_NEXT, "renameat2");
+    real_link = dlsym(RTLD_NEXT, "link");
+    real_linkat = dlsym(RTLD_NEXT, "linkat");
     __atomic_store_n(&real_write, (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write"), __ATOMIC_SEQ_CST);
 }
 
@@ -86,10 +96,17 @@ __attribute__((constructor)) static void init(void) {
     const char *err = getenv("WEGMAN_FAULT_ERRNO");
     const char *when = getenv("WEGMAN_FAULT_WHEN");
     const char *dir = getenv("WEGMAN_FAULT_DIR");
+    const char *slow = getenv("WEGMAN_SLOW_FSYNC_US");
+    if (slow && dir && strlen(dir) > 0 && strlen(dir) < sizeof fault_dir) {
+        slow_fsync_us = atol(slow);
+        fault_dir_len = strlen(dir);
+        memcpy(fault_dir, dir, fault_dir_len + 1);
+        srand((unsigned)getpid());
+    }
     if (!op || !nth || !err || !dir) {
         return;
     }
-    for (int i = OP_WRITE; i <= OP_DIRSYNC; i++) {
+    for (int i = OP_WRITE; i <= OP_LINK; i++) {
         if (strcmp(op, op_names[i]) == 0) {
             fault_op = (enum op)i;
         }
@@ -236,6 +253,9 @@ ssize_t writev(int fd, const struct iovec *iov, int cnt) {
 }
 
 static int sync_call(int (*real)(int), int fd) {
+    if (slow_fsync_us > 0 && kind_of_fd(fd, OP_FSYNC) != OP_NONE) {
+        usleep((useconds_t)(rand() % slow_fsync_us));
+    }
     if (fault_op != OP_FSYNC && fault_op != OP_DIRSYNC) {
         return real(fd);
     }
@@ -258,14 +278,15 @@ int fdatasync(int fd) {
     return sync_call(real_fdatasync, fd);
 }
 
-/* The absolute path of `path` relative to `dirfd`, for the directory test. */
-static int rename_counts(int dirfd, const char *path) {
-    if (fault_op != OP_RENAME) {
+/* Whether a rename or link (`k`) of `path` relative to `dirfd` is the one
+ * to fail: its absolute path, for the directory test. */
+static int name_call_counts(enum op k, int dirfd, const char *path) {
+    if (fault_op != k) {
         return 0;
     }
     char base[PATH_MAX], full[2 * PATH_MAX + 2];
     if (path[0] == '/') {
-        return fires(in_dir(path) ? OP_RENAME : OP_NONE);
+        return fires(in_dir(path) ? k : OP_NONE);
     }
     if (dirfd == AT_FDCWD) {
         if (!getcwd(base, sizeof base)) {
@@ -281,12 +302,12 @@ static int rename_counts(int dirfd, const char *path) {
         base[n] = '\0';
     }
     snprintf(full, sizeof full, "%s/%s", base, path);
-    return fires(in_dir(full) ? OP_RENAME : OP_NONE);
+    return fires(in_dir(full) ? k : OP_NONE);
 }
 
 int rename(const char *from, const char *to) {
     resolve();
-    if (!rename_counts(AT_FDCWD, from)) {
+    if (!name_call_counts(OP_RENAME, AT_FDCWD, from)) {
         return real_rename(from, to);
     }
     if (fault_after && real_rename(from, to) != 0) {
@@ -297,7 +318,7 @@ int rename(const char *from, const char *to) {
 
 int renameat(int fromfd, const char *from, int tofd, const char *to) {
     resolve();
-    if (!rename_counts(fromfd, from)) {
+    if (!name_call_counts(OP_RENAME, fromfd, from)) {
         return real_renameat(fromfd, from, tofd, to);
     }
     if (fault_after && real_renameat(fromfd, from, tofd, to) != 0) {
@@ -308,10 +329,32 @@ int renameat(int fromfd, const char *from, int tofd, const char *to) {
 
 int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned int flags) {
     resolve();
-    if (!rename_counts(fromfd, from)) {
+    if (!name_call_counts(OP_RENAME, fromfd, from)) {
         return real_renameat2(fromfd, from, tofd, to, flags);
     }
     if (fault_after && real_renameat2(fromfd, from, tofd, to, flags) != 0) {
+        return -1;
+    }
+    return fail();
+}
+
+int link(const char *from, const char *to) {
+    resolve();
+    if (!name_call_counts(OP_LINK, AT_FDCWD, to)) {
+        return real_link(from, to);
+    }
+    if (fault_after && real_link(from, to) != 0) {
+        return -1;
+    }
+    return fail();
+}
+
+int linkat(int fromfd, const char *from, int tofd, const char *to, int flags) {
+    resolve();
+    if (!name_call_counts(OP_LINK, tofd, to)) {
+        return real_linkat(fromfd, from, tofd, to, flags);
+    }
+    if (fault_after && real_linkat(fromfd, from, tofd, to, flags) != 0) {
         return -1;
     }
     return fail();

@@ -1,3 +1,8 @@
+//! THE OLD NONCE STORE, kept only for negative controls (see `lib.rs`):
+//! with the lock file removed, two writers share the fixed temporary name
+//! `KEY.nonce.tmp` and can install each other's state (issue 20). Never
+//! compiled in a normal build; the store is `nonce/`.
+//!
 //! The §3 nonce discipline: a "safe nonce" stored on disk beside the key.
 //!
 //! Poly1305-AES §3: *"If a key is stored on disk, while increasing nonce

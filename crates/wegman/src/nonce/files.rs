@@ -1,0 +1,228 @@
+//! The file-system steps of the store, each on one name in the key's
+//! directory and none following a symbolic link (`O_NOFOLLOW`).
+
+use std::ffi::OsString;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+#[cfg(unix)]
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use super::format::MAX_STATE_BYTES;
+
+/// `path` with `suffix` appended to its last component.
+pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// The directory holding `path` (`.` for a bare file name).
+pub(super) fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// The name of generation `gen` of the state `base`: `KEY.nonce.<gen>`.
+pub(super) fn gen_path(base: &Path, generation: u64) -> PathBuf {
+    with_suffix(base, &format!(".{generation}"))
+}
+
+/// Options that create nothing through a symbolic link and make files
+/// mode 0600 whatever the umask.
+pub(super) fn nofollow(o: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    o.mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    o
+}
+
+/// How a read of one of the store's files ended.
+pub(super) enum FileRead {
+    Text(String),
+    NotFound,
+    /// A directory, a symbolic link, a FIFO…: never a state.
+    NotAFile(&'static str),
+    NotText,
+}
+
+/// Read (at most [`MAX_STATE_BYTES`] of) a regular file, refusing a link
+/// and never waiting on a FIFO (`O_NONBLOCK`).
+pub(super) fn read_file(path: &Path) -> io::Result<FileRead> {
+    // Checked before opening too: a socket cannot be opened at all.
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(FileRead::NotFound),
+        Ok(m) if m.file_type().is_symlink() => return Ok(FileRead::NotAFile("a symbolic link, not a file")),
+        Ok(m) if m.is_dir() => return Ok(FileRead::NotAFile("a directory, not a file")),
+        Ok(m) if !m.is_file() => return Ok(FileRead::NotAFile("not a regular file")),
+        _ => {}
+    }
+    let mut o = OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
+    let f = match o.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(FileRead::NotFound),
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Ok(FileRead::NotAFile("a symbolic link, not a file"));
+        }
+        Err(e) => return Err(e),
+    };
+    let t = f.metadata()?.file_type();
+    if !t.is_file() {
+        return Ok(FileRead::NotAFile(if t.is_dir() { "a directory, not a file" } else { "not a regular file" }));
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_STATE_BYTES as u64).read_to_end(&mut bytes)?;
+    Ok(String::from_utf8(bytes).map(FileRead::Text).unwrap_or(FileRead::NotText))
+}
+
+/// 16 random bytes from the operating system.
+pub(super) fn random16() -> io::Result<[u8; 16]> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| io::Error::other(e.to_string()))?;
+    Ok(b)
+}
+
+/// A step of an update that failed: which, on which file, and why.
+pub(super) type StepError = (&'static str, PathBuf, io::Error);
+
+fn step<T>(r: io::Result<T>, op: &'static str, path: &Path) -> Result<T, StepError> {
+    r.map_err(|e| (op, path.to_path_buf(), e))
+}
+
+/// Run `f` as the step `op`, with the test hook's injected faults.
+fn faulty<T>(op: &'static str, path: &Path, f: impl FnOnce() -> io::Result<T>) -> Result<T, StepError> {
+    step(super::testing::step(op, false), op, path)?;
+    let v = step(f(), op, path)?;
+    step(super::testing::step(op, true), op, path)?;
+    Ok(v)
+}
+
+/// Write `text` to a new temporary file beside `base` whose name no other
+/// writer uses (`KEY.nonce.tmp.<pid>.<random>`, created exclusively, never
+/// through a link), fsync it, then give it the name `target` with `link()`,
+/// which fails if `target` exists: `Ok(false)` then. The temporary name is
+/// removed either way, and after a link the directory is synced.
+pub(super) fn publish(base: &Path, target: &Path, text: &str) -> Result<bool, StepError> {
+    let tag = step(random16(), "choosing a temporary name for", base)?;
+    let tmp = with_suffix(base, &format!(".tmp.{}.{}", std::process::id(), super::format::hex(&tag[..8])));
+    let mut f = step(
+        nofollow(OpenOptions::new().write(true).create_new(true)).open(&tmp),
+        "creating the temporary nonce state",
+        &tmp,
+    )?;
+    let written = faulty("writing the temporary nonce state", &tmp, || f.write_all(text.as_bytes()))
+        .and_then(|()| faulty("syncing the temporary nonce state", &tmp, || f.sync_all()));
+    drop(f);
+    let linked = written.and_then(|()| {
+        faulty("linking the new nonce state to", target, || match fs::hard_link(&tmp, target) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(e),
+        })
+    });
+    let _ = fs::remove_file(&tmp);
+    if linked? {
+        sync_dir(base)?;
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// Replace `target` with `text` (write a private temporary file, fsync,
+/// rename, fsync the directory): only for the sealed base, whose content
+/// never changes once written, so no writer can roll it back.
+pub(super) fn replace(base: &Path, target: &Path, text: &str) -> Result<(), StepError> {
+    let tag = step(random16(), "choosing a temporary name for", base)?;
+    let tmp = with_suffix(base, &format!(".tmp.{}.{}", std::process::id(), super::format::hex(&tag[..8])));
+    let mut f = step(
+        nofollow(OpenOptions::new().write(true).create_new(true)).open(&tmp),
+        "creating the temporary nonce state",
+        &tmp,
+    )?;
+    let done = step(f.write_all(text.as_bytes()), "writing the temporary nonce state", &tmp)
+        .and_then(|()| step(f.sync_all(), "syncing the temporary nonce state", &tmp))
+        .and_then(|()| step(fs::rename(&tmp, target), "renaming the new nonce state onto", target));
+    if done.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    done?;
+    sync_dir(base)
+}
+
+/// fsync the directory of `base`.
+pub(super) fn sync_dir(base: &Path) -> Result<(), StepError> {
+    let dir = parent_dir(base);
+    faulty("syncing the directory of the nonce state", dir, || File::open(dir).and_then(|d| d.sync_all()))
+}
+
+/// The generation numbers of the files `KEY.nonce.<gen>` beside `base`, sorted.
+pub(super) fn list_gens(base: &Path) -> io::Result<Vec<u64>> {
+    let Some(name) = base.file_name() else { return Ok(Vec::new()) };
+    let mut prefix: OsString = name.to_owned();
+    prefix.push(".");
+    let prefix = prefix.as_encoded_bytes().to_vec();
+    let mut gens = Vec::new();
+    for entry in fs::read_dir(parent_dir(base))? {
+        let entry = entry?;
+        let n = entry.file_name();
+        if let Some(g) = n
+            .as_encoded_bytes()
+            .strip_prefix(&prefix[..])
+            .and_then(|rest| std::str::from_utf8(rest).ok())
+            .and_then(super::format::strict_gen)
+        {
+            gens.push(g);
+        }
+    }
+    gens.sort_unstable();
+    Ok(gens)
+}
+
+/// Whether a file (of any kind) is at `path`.
+pub(super) fn exists(path: &Path) -> io::Result<bool> {
+    match fs::symlink_metadata(path) {
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Remove the temporary files `KEY.nonce.tmp.<pid>.<random>` beside `base`
+/// whose process no longer exists (a writer killed between creating and
+/// removing one). A live writer's file is left alone; were it removed
+/// anyway (another PID namespace), its link would fail and it would report
+/// an error, never hand out a nonce.
+#[cfg(unix)]
+pub(super) fn remove_dead_temps(base: &Path) {
+    let Some(name) = base.file_name() else { return };
+    let mut prefix: OsString = name.to_owned();
+    prefix.push(".tmp.");
+    let prefix = prefix.as_encoded_bytes().to_vec();
+    let Ok(entries) = fs::read_dir(parent_dir(base)) else { return };
+    for entry in entries.flatten() {
+        let n = entry.file_name();
+        let Some(pid) = n
+            .as_encoded_bytes()
+            .strip_prefix(&prefix[..])
+            .and_then(|rest| std::str::from_utf8(rest).ok())
+            .and_then(|rest| rest.split('.').next())
+            .and_then(|p| p.parse::<u32>().ok())
+            .filter(|&p| p > 0)
+        else {
+            continue;
+        };
+        // Linux's /proc (elsewhere, without it, nothing is removed).
+        let gone = Path::new("/proc/self").exists() && !Path::new("/proc").join(pid.to_string()).exists();
+        if gone {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(not(unix))]
+pub(super) fn remove_dead_temps(_base: &Path) {}

@@ -1,0 +1,340 @@
+//! The nonce store with many writers: threads and processes that take no
+//! lock or whose lock file is removed and replaced, a writer stopped
+//! between reading and publishing, forked children, and reservations that
+//! fail. Every nonce handed out is collected; none may repeat, and the
+//! state must stay above every one of them.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use wegman::nonce::testing::{before_publish, fault_pending, inject_fault};
+use wegman::nonce::{KeyBinding, NonceStore};
+
+fn key() -> KeyBinding {
+    KeyBinding::derive("poly1305aes", &[0x3c; 32])
+}
+
+fn fresh() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    (dir, state)
+}
+
+fn value(n: [u8; 16]) -> u128 {
+    u128::from_le_bytes(n)
+}
+
+/// No value twice, and the next nonce of the state is above all of them.
+fn check_all(state: &Path, all: &[u128]) {
+    let mut seen = HashSet::new();
+    let dups: Vec<_> = all.iter().filter(|n| !seen.insert(**n)).collect();
+    assert!(dups.is_empty(), "{} of {} nonces handed out twice: {dups:?}", dups.len(), all.len());
+    let mut s = NonceStore::open(state, &key()).unwrap();
+    let next = value(s.next_nonce().unwrap());
+    if let Some(max) = all.iter().max() {
+        assert!(next > *max, "the state went back: next {next}, handed out up to {max}");
+    }
+}
+
+#[test]
+fn threads_racing_without_the_lock_never_share_a_nonce() {
+    let (_dir, state) = fresh();
+    let all = Arc::new(Mutex::new(Vec::new()));
+    let threads: Vec<_> = (0..8u64)
+        .map(|t| {
+            let (state, all) = (state.clone(), all.clone());
+            std::thread::spawn(move || {
+                let mut rng = StdRng::seed_from_u64(t);
+                let mut mine = Vec::new();
+                for _ in 0..150 {
+                    let reserve = [1, 2, 3, 7][rng.random_range(0..4)];
+                    let mut s = NonceStore::open_unlocked_for_tests(&state, &key()).unwrap().with_reserve(reserve);
+                    for _ in 0..rng.random_range(1..=5) {
+                        mine.push(value(s.next_nonce().unwrap()));
+                    }
+                    if rng.random_bool(0.5) {
+                        s.close().unwrap();
+                    }
+                }
+                all.lock().unwrap().extend(mine);
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let all = all.lock().unwrap();
+    assert!(all.len() > 8 * 150);
+    check_all(&state, &all);
+    // the cleaners keep the directory small
+    let files = std::fs::read_dir(state.parent().unwrap()).unwrap().count();
+    assert!(files < 40, "{files} files left");
+}
+
+#[test]
+fn a_stopped_writer_cannot_claim_a_recycled_generation() {
+    // W reads the current generation g and stops (the hook); meanwhile B
+    // publishes g+1 … g+4 and cleans g … g+2. W then links g+1, a name
+    // that is free again: its claim is void (g is gone) and it must
+    // reserve afresh instead of handing out what B handed out.
+    let (_dir, state) = fresh();
+    let b_took = Rc::new(RefCell::new(Vec::new()));
+    let stops = Rc::new(RefCell::new(0));
+    let (st, took, n) = (state.clone(), b_took.clone(), stops.clone());
+    before_publish(Some(Box::new(move || {
+        if *n.borrow() >= 2 {
+            return;
+        }
+        *n.borrow_mut() += 1;
+        let mut b = NonceStore::open_unlocked_for_tests(&st, &key()).unwrap().with_reserve(1);
+        for _ in 0..4 {
+            took.borrow_mut().push(value(b.next_nonce().unwrap()));
+        }
+        drop(b);
+    })));
+    let mut w = NonceStore::open_unlocked_for_tests(&state, &key()).unwrap().with_reserve(3);
+    let mut all: Vec<u128> = (0..7).map(|_| value(w.next_nonce().unwrap())).collect();
+    before_publish(None);
+    assert_eq!(*stops.borrow(), 2, "the writer was stopped once on the base, once on a generation");
+    all.extend(b_took.borrow().iter());
+    drop(w);
+    check_all(&state, &all);
+}
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The steps of a publication a fault can hit, before or after it acts.
+const STEPS: [&str; 4] = [
+    "writing the temporary nonce state",
+    "syncing the temporary nonce state",
+    "linking the new nonce state to",
+    "syncing the directory of the nonce state",
+];
+
+#[test]
+fn reopening_after_a_failed_reservation_never_repeats_a_nonce() {
+    // With `--cfg wegman_nonce_planted_limit_bug` (the in-memory limit set
+    // before the reservation is on disk) this test must fail.
+    for step in STEPS {
+        for after in [false, true] {
+            for reserve in [1, 3] {
+                let (_dir, state) = fresh();
+                let mut all = Vec::new();
+                let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(reserve);
+                all.push(value(s.next_nonce().unwrap()));
+                inject_fault(step, after);
+                let mut failed = false;
+                for _ in 0..8 {
+                    match s.next_nonce() {
+                        Ok(n) => all.push(value(n)),
+                        Err(e) => {
+                            assert!(e.to_string().contains(step), "{e}");
+                            failed = true;
+                            break;
+                        }
+                    }
+                }
+                assert!(!fault_pending(), "{step} after={after}: the fault never fired");
+                // the same store goes on, or another one after a crash
+                if let Ok(n) = s.next_nonce() {
+                    all.push(value(n));
+                }
+                drop(s);
+                let mut again = NonceStore::open(&state, &key()).unwrap().with_reserve(reserve);
+                for _ in 0..5 {
+                    all.push(value(again.next_nonce().unwrap()));
+                }
+                again.close().unwrap();
+                check_all(&state, &all);
+                assert!(failed, "{step} after={after}: the failure was not reported");
+            }
+        }
+    }
+}
+
+/// The environment variable that makes this binary a child of the tests below.
+const CHILD: &str = "WEGMAN_NONCE_RACE_CHILD";
+
+fn run_child(test: &str, args: &[(&str, String)]) -> std::process::Child {
+    let mut c = std::process::Command::new(std::env::current_exe().unwrap());
+    c.args(["--exact", test, "--test-threads", "1", "--nocapture"]).env(CHILD, "1");
+    for (k, v) in args {
+        c.env(k, v);
+    }
+    c.stdout(std::process::Stdio::null()).spawn().unwrap()
+}
+
+fn read_nonces(dir: &Path, prefix: &str) -> Vec<u128> {
+    let mut all = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        if e.file_name().to_string_lossy().starts_with(prefix) {
+            for line in std::fs::read_to_string(e.path()).unwrap().lines() {
+                all.push(line.parse().unwrap());
+            }
+        }
+    }
+    all
+}
+
+#[cfg(unix)]
+#[test]
+fn forked_children_never_hand_out_the_parents_nonces() {
+    // Issue 20, item 2: a store opened, a nonce taken, then fork (as
+    // Python's multiprocessing does). Runs in a child process of its own so
+    // that the fork happens with one thread.
+    let Some(dir) = std::env::var_os("WEGMAN_FORK_DIR") else {
+        if std::env::var_os(CHILD).is_some() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let st = run_child(
+            "forked_children_never_hand_out_the_parents_nonces",
+            &[("WEGMAN_FORK_DIR", dir.path().display().to_string())],
+        )
+        .wait()
+        .unwrap();
+        assert!(st.success());
+        let all = read_nonces(dir.path(), "taken-");
+        assert_eq!(all.len(), 1 + 6 + 8 * 6, "{all:?}");
+        check_all(&dir.path().join("k.nonce"), &all);
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let state = dir.join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(100);
+    let first = value(s.next_nonce().unwrap());
+    std::fs::write(dir.join("taken-first"), format!("{first}\n")).unwrap();
+    let mut pids = Vec::new();
+    for i in 0..8 {
+        // SAFETY: this process has one thread (see above); the child only
+        // uses the store and the file system, then leaves with _exit.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0);
+        if pid == 0 {
+            let mut mine = String::new();
+            let mut ok = true;
+            for _ in 0..6 {
+                match s.next_nonce() {
+                    Ok(n) => mine.push_str(&format!("{}\n", value(n))),
+                    Err(_) => ok = false,
+                }
+            }
+            std::fs::write(dir.join(format!("taken-child{i}")), mine).unwrap();
+            ok &= s.close().is_ok();
+            // SAFETY: ends the forked child without running the parent's
+            // atexit handlers or destructors twice.
+            unsafe { libc::_exit(if ok { 0 } else { 1 }) };
+        }
+        pids.push(pid);
+    }
+    let mine: String = (0..6).map(|_| format!("{}\n", value(s.next_nonce().unwrap()))).collect();
+    std::fs::write(dir.join("taken-parent"), mine).unwrap();
+    for pid in pids {
+        let mut status = 0;
+        // SAFETY: waits for a child this process forked.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "child {pid}: {status}");
+    }
+    s.close().unwrap();
+}
+
+#[test]
+fn processes_racing_while_the_lock_file_is_removed_and_replaced() {
+    // Writers in separate processes take the real lock; meanwhile the lock
+    // file is removed or replaced at random moments, so that at times two
+    // or more of them hold "the" lock.
+    if let Some(dir) = std::env::var_os("WEGMAN_RACE_DIR") {
+        let dir = PathBuf::from(dir);
+        let me: u64 = std::env::var("WEGMAN_RACE_ME").unwrap().parse().unwrap();
+        let mut rng = StdRng::seed_from_u64(me);
+        let mut mine = String::new();
+        for _ in 0..60 {
+            let reserve = [1, 2, 5][rng.random_range(0..3)];
+            let mut s = NonceStore::open(&dir.join("k.nonce"), &key()).unwrap().with_reserve(reserve);
+            for _ in 0..rng.random_range(1..=4) {
+                mine.push_str(&format!("{}\n", value(s.next_nonce().unwrap())));
+                if rng.random_bool(0.2) {
+                    std::thread::sleep(std::time::Duration::from_micros(rng.random_range(0..500)));
+                }
+            }
+            if rng.random_bool(0.7) {
+                s.close().unwrap();
+            }
+        }
+        std::fs::write(dir.join(format!("taken-{me}")), mine).unwrap();
+        return;
+    }
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let (dir, state) = fresh();
+    let lock = dir.path().join("k.nonce.lock");
+    let mut children: Vec<_> = (0..6)
+        .map(|me| {
+            run_child(
+                "processes_racing_while_the_lock_file_is_removed_and_replaced",
+                &[("WEGMAN_RACE_DIR", dir.path().display().to_string()), ("WEGMAN_RACE_ME", me.to_string())],
+            )
+        })
+        .collect();
+    let mut rng = StdRng::seed_from_u64(99);
+    let mut changes = 0;
+    while children.iter_mut().any(|c| c.try_wait().unwrap().is_none()) {
+        std::thread::sleep(std::time::Duration::from_micros(rng.random_range(100..3000)));
+        if rng.random_bool(0.5) {
+            let _ = std::fs::remove_file(&lock);
+        } else {
+            let tmp = dir.path().join("lock.new");
+            std::fs::write(&tmp, "").unwrap();
+            std::fs::rename(&tmp, &lock).unwrap();
+        }
+        changes += 1;
+    }
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let all = read_nonces(dir.path(), "taken-");
+    eprintln!("{} nonces from 6 processes, lock file removed or replaced {changes} times", all.len());
+    check_all(&state, &all);
+}
+
+#[test]
+fn leases_never_overlap_each_other_or_the_stores_nonces() {
+    use wegman::nonce::{Lease, NonceError};
+    let (_dir, state) = fresh();
+    let mut a = NonceStore::open(&state, &key()).unwrap().with_reserve(4);
+    let mut b = NonceStore::open_unlocked_for_tests(&state, &key()).unwrap().with_reserve(3);
+    let mut all = Vec::new();
+    let mut leases = Vec::new();
+    for i in 0..20u64 {
+        all.push(value(a.next_nonce().unwrap()));
+        leases.push(a.reserve(i % 5 + 1).unwrap());
+        all.push(value(b.next_nonce().unwrap()));
+        leases.push(b.reserve(7).unwrap());
+    }
+    for l in leases {
+        // through its bytes, as another process gets it
+        let there = Lease::from_bytes(&l.to_bytes(), &key()).unwrap();
+        assert_eq!(there, l);
+        all.extend(there.into_nonces().map(value));
+    }
+    a.close().unwrap();
+    b.close().unwrap();
+    check_all(&state, &all);
+
+    // edited, foreign or damaged bytes are refused
+    let mut s = NonceStore::open(&state, &key()).unwrap();
+    let good = String::from_utf8(s.reserve(10).unwrap().to_bytes()).unwrap();
+    for bad in [good.replace("count 10", "count 11"), good.replace("count 10", "count 010"), good[1..].to_string()] {
+        let e = Lease::from_bytes(bad.as_bytes(), &key()).unwrap_err();
+        assert!(matches!(e, NonceError::Corrupt { .. }), "{bad:?}: {e}");
+    }
+    let other = KeyBinding::derive("poly1305aes", &[1; 32]);
+    assert!(matches!(Lease::from_bytes(good.as_bytes(), &other), Err(NonceError::WrongKey { .. })));
+}
