@@ -10,6 +10,15 @@
 //! pass must hash to the same value as the first; standard input, pipes,
 //! FIFOs and devices are read once into memory.
 //!
+//! **Nonces.** A key made by `wegman keygen --alg cwc-aes-128|192|256` has a
+//! nonce store beside it (`KEY.nonce`, as for the MACs): `seal` takes each
+//! nonce from it and writes it at the front of its output (nonce ‖
+//! ciphertext ‖ tag), `open` reads it from there, and `--nonce-hex` is
+//! refused for such a key. With a key given any other way (`--key-hex`, a
+//! bare hex key file, an `alg cwc` key file) the caller owns nonce
+//! uniqueness: `--nonce-hex` is required and nothing detects a repeat,
+//! which under CWC reveals the XOR of the two plaintexts.
+//!
 //! `-o FILE` renames the finished output onto FILE, which would replace
 //! whatever is there: so FILE must be a regular file or not exist. A FIFO,
 //! device, socket, directory or symbolic link (e.g. `/dev/stdout`) is
@@ -23,6 +32,7 @@ use std::sync::{Mutex, Once};
 
 use clap::{Args, ValueEnum};
 use wegman::cwc::{CwcKey, NONCE_BYTES};
+use wegman::nonce::{KeyBinding, NonceStore, state_path_for_key};
 use zeroize::Zeroizing;
 
 use crate::{hexarg, input, keyfile};
@@ -46,9 +56,12 @@ pub struct AeadArgs {
     /// Read the key from a key file (wegman format, or just the hex key).
     #[arg(long, value_name = "PATH")]
     key_file: Option<PathBuf>,
-    /// The 11-byte nonce as 22 hex digits. Never reuse a nonce with one key.
+    /// The 11-byte nonce as 22 hex digits, for a key without a nonce store
+    /// (`--key-hex`, a bare key file): YOU must never reuse a nonce with one
+    /// key, nothing checks it. Refused for a `keygen --alg cwc-aes-N` key,
+    /// whose nonces come from its store and travel at the front of the output.
     #[arg(long, value_name = "HEX")]
-    nonce_hex: String,
+    nonce_hex: Option<String>,
     /// Associated data (authenticated, not encrypted), as hex.
     #[arg(long, value_name = "HEX", conflicts_with = "aad_file")]
     aad_hex: Option<String>,
@@ -68,7 +81,11 @@ pub struct AeadArgs {
 
 struct Inputs {
     key: CwcKey,
-    nonce: [u8; NONCE_BYTES],
+    /// The explicit nonce, or `None` for a key with a store (`seal` takes
+    /// one from it, `open` reads it from the input).
+    nonce: Option<[u8; NONCE_BYTES]>,
+    /// The key file and its binding, for a key with a store.
+    store: Option<(PathBuf, KeyBinding)>,
     aad: Vec<u8>,
     tag_len: usize,
     input: PathBuf,
@@ -76,19 +93,44 @@ struct Inputs {
 
 fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
     let AeadAlg::Cwc = a.alg;
+    let mut store = None;
     let bytes: Zeroizing<Vec<u8>> = match (&a.key_hex, &a.key_file) {
         (Some(hex), None) => hexarg::decode_secret("key", hex.trim_ascii().as_bytes())?,
         (None, Some(path)) => {
             let m = keyfile::read_material(path)?;
-            if let Some(alg) = m.alg.as_deref().filter(|a| *a != "cwc") {
-                return Err(format!("{}: this is a {alg} key, not a cwc key", path.display()));
+            match m.alg.as_deref() {
+                None | Some("cwc") => {}
+                Some(alg) => match keyfile::CWC_ALGS.iter().find(|(n, _)| *n == alg) {
+                    Some((name, len)) if m.bytes.len() == *len => {
+                        store = Some((path.clone(), KeyBinding::derive(name, &m.bytes)));
+                    }
+                    Some((name, len)) => {
+                        return Err(format!("{}: a {name} key must be {len} bytes", path.display()));
+                    }
+                    None => return Err(format!("{}: this is a {alg} key, not a CWC key", path.display())),
+                },
             }
             m.bytes
         }
         _ => return Err("give exactly one of --key-hex and --key-file".into()),
     };
     let key = CwcKey::new(&bytes).map_err(|e| e.to_string())?;
-    let nonce = hexarg::decode::<NONCE_BYTES>("nonce", &a.nonce_hex)?;
+    let nonce = match (&a.nonce_hex, &store) {
+        (Some(_), Some((path, _))) => {
+            return Err(format!(
+                "{}: this key's nonces come from its nonce store (and travel at the front of the sealed \
+                 output): --nonce-hex is refused",
+                path.display()
+            ));
+        }
+        (Some(h), None) => Some(hexarg::decode::<NONCE_BYTES>("nonce", h)?),
+        (None, Some(_)) => None,
+        (None, None) => {
+            return Err("--nonce-hex is required for a key without a nonce store (make one with \
+                 `wegman keygen --alg cwc-aes-128`)"
+                .into());
+        }
+    };
     let aad = match (&a.aad_hex, &a.aad_file) {
         (Some(h), _) => hexarg::decode_vec("associated data", h)?,
         (None, Some(p)) => std::fs::read(p).map_err(|e| format!("{}: {}", p.display(), input::describe(&e)))?,
@@ -97,7 +139,21 @@ fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
     if !(1..=16).contains(&a.tag_len) {
         return Err(format!("--tag-len {}: must be 1 to 16", a.tag_len));
     }
-    Ok(Inputs { key, nonce, aad, tag_len: a.tag_len, input: a.file.clone().unwrap_or_else(|| PathBuf::from("-")) })
+    let input = a.file.clone().unwrap_or_else(|| PathBuf::from("-"));
+    Ok(Inputs { key, nonce, store, aad, tag_len: a.tag_len, input })
+}
+
+/// A fresh nonce from the key's store: durable before it is returned, never
+/// handed out again (the store's counter, below 2^88 for CWC's 11 bytes).
+fn nonce_from_store(key_file: &Path, binding: &KeyBinding) -> Result<[u8; NONCE_BYTES], String> {
+    let state = state_path_for_key(key_file).map_err(|e| e.to_string())?;
+    let mut store = NonceStore::open(&state, binding).map_err(|e| e.to_string())?.with_reserve(1);
+    let n = store.next_nonce().map_err(|e| e.to_string())?;
+    store.close().map_err(|e| e.to_string())?;
+    if n[NONCE_BYTES..].iter().any(|&b| b != 0) {
+        return Err(format!("{}: the key's 2^88 CWC nonces are used up: make a new key", key_file.display()));
+    }
+    Ok(n[..NONCE_BYTES].try_into().expect("11 bytes"))
 }
 
 /// Staging files to remove if the process is interrupted (SIGINT, SIGTERM,
@@ -286,8 +342,18 @@ pub fn seal(a: &AeadArgs) -> Result<u8, String> {
     let inp = inputs(a)?;
     let name = inp.input.display().to_string();
     let mut src = input::open(&inp.input).map_err(|e| format!("{name}: {}", input::describe(&e)))?;
-    let mut enc = inp.key.encryptor(&inp.nonce, &inp.aad, inp.tag_len).map_err(|e| e.to_string())?;
     let mut out = Staged::new(a.destination())?;
+    let nonce = match (inp.nonce, &inp.store) {
+        (Some(n), _) => n,
+        (None, Some((path, binding))) => {
+            // reserved on disk before any byte is encrypted; written first
+            let n = nonce_from_store(path, binding)?;
+            out.write(&n)?;
+            n
+        }
+        (None, None) => unreachable!("inputs() requires a nonce or a store"),
+    };
+    let mut enc = inp.key.encryptor(&nonce, &inp.aad, inp.tag_len).map_err(|e| e.to_string())?;
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = read_chunk(&mut *src, &mut buf).map_err(|e| format!("{name}: {}", input::describe(&e)))?;
@@ -313,7 +379,14 @@ impl AeadArgs {
 /// `open` on an input held in memory: one-shot decryption, which releases
 /// nothing unless the tag verifies.
 fn open_in_memory(a: &AeadArgs, inp: &Inputs, all: &[u8], fail: impl Fn() -> Result<u8, String>) -> Result<u8, String> {
-    let Ok(plain) = inp.key.decrypt(&inp.nonce, &inp.aad, all, inp.tag_len) else {
+    let (nonce, all) = match inp.nonce {
+        Some(n) => (n, all),
+        None => match all.split_first_chunk::<NONCE_BYTES>() {
+            Some((n, rest)) => (*n, rest),
+            None => return fail(),
+        },
+    };
+    let Ok(plain) = inp.key.decrypt(&nonce, &inp.aad, all, inp.tag_len) else {
         return fail();
     };
     let plain = Zeroizing::new(plain);
@@ -353,11 +426,22 @@ pub fn open(a: &AeadArgs) -> Result<u8, String> {
             return open_in_memory(a, &inp, &all, fail);
         }
     };
-    let Some(body) = total.checked_sub(inp.tag_len as u64) else {
+    // A key with a store: the nonce is the input's first 11 bytes.
+    let (nonce, start) = match inp.nonce {
+        Some(n) => (n, 0u64),
+        None => {
+            let mut n = [0u8; NONCE_BYTES];
+            if read_chunk(&mut f, &mut n).map_err(rd)? != NONCE_BYTES {
+                return fail();
+            }
+            (n, NONCE_BYTES as u64)
+        }
+    };
+    let Some(body) = total.checked_sub(start + inp.tag_len as u64) else {
         return fail();
     };
     // Pass 1: verify. Nothing is written.
-    let mut ver = inp.key.verifier(&inp.nonce, &inp.aad, inp.tag_len).map_err(|e| e.to_string())?;
+    let mut ver = inp.key.verifier(&nonce, &inp.aad, inp.tag_len).map_err(|e| e.to_string())?;
     let mut buf = vec![0u8; CHUNK];
     each_chunk(&mut f, body, &mut buf, &name, |piece| ver.update(piece).map_err(|e| format!("{name}: {e}")))?;
     let mut tag = vec![0u8; inp.tag_len];
@@ -369,7 +453,7 @@ pub fn open(a: &AeadArgs) -> Result<u8, String> {
     };
     // Pass 2: decrypt into the private staging file.
     let mut out = Staged::new(a.destination())?;
-    f.seek(SeekFrom::Start(0)).map_err(rd)?;
+    f.seek(SeekFrom::Start(start)).map_err(rd)?;
     each_chunk(&mut f, body, &mut buf, &name, |piece| {
         dec.update(piece).map_err(|e| e.to_string())?;
         out.write(piece)

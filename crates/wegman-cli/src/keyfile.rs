@@ -18,13 +18,6 @@ const HEADER: &str = "wegman-key v1";
 /// and create its nonce state. If the nonce state cannot be created, the
 /// new key file is removed again, so that a retry is not blocked by it.
 pub fn keygen(path: &Path, alg: MacAlg) -> Result<(), String> {
-    let state = state_path_for_new_key(path).map_err(|e| e.to_string())?;
-    if std::fs::symlink_metadata(&state).is_ok() {
-        return Err(format!(
-            "{}: a nonce state already exists; remove it only if you are sure its key is gone",
-            state.display()
-        ));
-    }
     let mut kr = Zeroizing::new([0u8; KEY_BYTES]);
     getrandom::fill(&mut kr[..]).map_err(|e| format!("reading OS randomness: {e}"))?;
     if alg == MacAlg::Poly1305aes {
@@ -33,15 +26,41 @@ pub fn keygen(path: &Path, alg: MacAlg) -> Result<(), String> {
         clamp(r);
     }
     // MMH keys kp || ks are two independent random AES keys (spec §2).
+    write_key(path, alg.name(), &kr[..])
+}
+
+/// The key-file names of the CWC-AES keys that `keygen` makes, each with a
+/// nonce store: `cwc-aes-128`, `cwc-aes-192`, `cwc-aes-256`.
+pub const CWC_ALGS: [(&str, usize); 3] = [("cwc-aes-128", 16), ("cwc-aes-192", 24), ("cwc-aes-256", 32)];
+
+/// `wegman keygen --alg cwc-aes-N`: a random AES key and its nonce store.
+pub fn keygen_cwc(path: &Path, name: &str) -> Result<(), String> {
+    let (name, len) =
+        CWC_ALGS.into_iter().find(|(n, _)| *n == name).ok_or_else(|| format!("unknown algorithm {name:?}"))?;
+    let mut k = Zeroizing::new([0u8; 32]);
+    getrandom::fill(&mut k[..len]).map_err(|e| format!("reading OS randomness: {e}"))?;
+    write_key(path, name, &k[..len])
+}
+
+/// The key file for `alg` holding `key`, mode 0600, never overwriting; then
+/// its nonce state (the key file is removed again if that fails).
+fn write_key(path: &Path, alg: &str, key: &[u8]) -> Result<(), String> {
+    let state = state_path_for_new_key(path).map_err(|e| e.to_string())?;
+    if std::fs::symlink_metadata(&state).is_ok() {
+        return Err(format!(
+            "{}: a nonce state already exists; remove it only if you are sure its key is gone",
+            state.display()
+        ));
+    }
     // Built in one buffer reserved up front: no reallocation, no temporary
     // holds the hex, and the buffer is wiped on drop.
     let mut text = Zeroizing::new(String::with_capacity(256));
     text.push_str(HEADER);
     text.push_str("\n# secret: never share, never commit; its nonces are in the .nonce file beside it\nalg ");
     // The key line comes last: the parser finds the key without reading its digits.
-    text.push_str(alg.name());
+    text.push_str(alg);
     text.push_str("\nkey ");
-    hexarg::encode_secret_into(&kr[..], &mut text);
+    hexarg::encode_secret_into(key, &mut text);
     text.push('\n');
     let mut f = OpenOptions::new()
         .write(true)
@@ -53,7 +72,7 @@ pub fn keygen(path: &Path, alg: MacAlg) -> Result<(), String> {
     drop(f);
     let created = written
         .map_err(|e| format!("{}: {e}", path.display()))
-        .and_then(|()| NonceStore::create(&state, &KeyBinding::derive(alg.name(), &kr[..])).map_err(|e| e.to_string()));
+        .and_then(|()| NonceStore::create(&state, &KeyBinding::derive(alg, key)).map_err(|e| e.to_string()));
     if let Err(e) = created {
         let _ = std::fs::remove_file(path);
         return Err(e);

@@ -35,9 +35,10 @@ enum Command {
         /// Where to write the key; refuses to overwrite.
         #[arg(short = 'o', long = "output", value_name = "KEYFILE")]
         output: PathBuf,
-        /// The algorithm the key is for.
+        /// The algorithm the key is for: poly1305aes, an MMH name, or
+        /// cwc-aes-128, cwc-aes-192, cwc-aes-256 (for `seal`/`open`).
         #[arg(long, value_name = "ALG", default_value = "poly1305aes")]
-        alg: algs::MacAlg,
+        alg: String,
     },
     /// Print one manifest line per file (`POLY1305-AES/2 (name) nonce=<hex> = <hex>`), then a seal line over them.
     Tag(tag::TagArgs),
@@ -108,6 +109,17 @@ struct VerifyArgs {
     tag_hex: String,
 }
 
+/// `wegman keygen -o PATH --alg ALG`, a MAC key or a CWC key.
+fn keygen(output: &std::path::Path, alg: &str) -> Result<(), String> {
+    if keyfile::CWC_ALGS.iter().any(|(n, _)| *n == alg) {
+        return keyfile::keygen_cwc(output, alg);
+    }
+    let mac = <algs::MacAlg as clap::ValueEnum>::from_str(alg, true).map_err(|_| {
+        format!("--alg {alg}: not one of poly1305aes, the MMH names, cwc-aes-128, cwc-aes-192, cwc-aes-256")
+    })?;
+    keyfile::keygen(output, mac)
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -128,7 +140,7 @@ fn main() -> ExitCode {
     };
     let ready = guard::no_core_dumps().and_then(|()| guard::stdout_writable());
     let result = ready.and_then(|()| match cli.command {
-        Command::Keygen { output, alg } => keyfile::keygen(&output, alg).map(|()| 0),
+        Command::Keygen { output, alg } => keygen(&output, &alg).map(|()| 0),
         Command::Tag(args) => tag::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Mac(args) => explicit::mac(&args),

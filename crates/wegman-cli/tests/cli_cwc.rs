@@ -272,3 +272,56 @@ fn an_interrupted_open_leaves_no_staging_file() {
     }
     eprintln!("{interrupted} of 8 runs interrupted");
 }
+
+/// `keygen --alg cwc-aes-N` makes a key with a nonce store: `seal` takes a
+/// fresh nonce from it every time and writes it first, `open` reads it back,
+/// an explicit nonce is refused for such a key and required without one.
+#[test]
+fn cwc_keys_with_a_nonce_store_never_repeat_a_nonce() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = |args: &[&str]| wegman().current_dir(d).args(args).stdin(Stdio::null()).output().unwrap();
+    for (alg, len) in [("cwc-aes-128", 16), ("cwc-aes-192", 24), ("cwc-aes-256", 32)] {
+        let key = format!("{alg}.key");
+        let out = run(&["keygen", "-o", &key, "--alg", alg]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(d.join(format!("{key}.nonce")).exists());
+        let text = std::fs::read_to_string(d.join(&key)).unwrap();
+        assert!(text.contains(&format!("alg {alg}\n")));
+        let hex_len = text.lines().last().unwrap().trim_start_matches("key ").len();
+        assert_eq!(hex_len, 2 * len, "{alg}");
+        std::fs::write(d.join("plain"), b"the same plaintext, sealed again and again").unwrap();
+        let mut nonces = std::collections::HashSet::new();
+        for i in 0..20 {
+            let sealed = format!("s{i}");
+            let out = run(&["seal", "cwc", "--key-file", &key, "--aad-hex", "0102", "plain", "-o", &sealed]);
+            assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+            let bytes = std::fs::read(d.join(&sealed)).unwrap();
+            assert_eq!(bytes.len(), 11 + 42 + 16);
+            assert!(nonces.insert(bytes[..11].to_vec()), "{alg}: nonce repeated at seal {i}");
+            let out = run(&["open", "cwc", "--key-file", &key, "--aad-hex", "0102", &sealed]);
+            assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(out.stdout, b"the same plaintext, sealed again and again");
+            // a changed nonce is refused like any other change
+            let mut bad = bytes.clone();
+            bad[i % 11] ^= 1;
+            std::fs::write(d.join("bad"), &bad).unwrap();
+            let out = run(&["open", "cwc", "--key-file", &key, "--aad-hex", "0102", "bad"]);
+            assert_eq!((out.status.code(), out.stdout.len()), (Some(1), 0));
+        }
+        let out = run(&["seal", "cwc", "--key-file", &key, "--nonce-hex", &"00".repeat(11), "plain"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--nonce-hex is refused"));
+    }
+    // a key without a store: the caller gives the nonce, and must
+    std::fs::write(d.join("bare"), "00".repeat(16)).unwrap();
+    let out = run(&["seal", "cwc", "--key-file", "bare", "plain"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--nonce-hex is required"));
+    let out = run(&["seal", "cwc", "--key-file", "bare", "--nonce-hex", &"00".repeat(11), "plain"]);
+    assert_eq!(out.status.code(), Some(0));
+    // a MAC key is not a CWC key
+    assert_eq!(run(&["keygen", "-o", "mac.key"]).status.code(), Some(0));
+    let out = run(&["seal", "cwc", "--key-file", "mac.key", "plain"]);
+    assert_eq!(out.status.code(), Some(2));
+}
