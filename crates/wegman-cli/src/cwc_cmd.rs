@@ -147,7 +147,9 @@ fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
 /// handed out again (the store's counter, below 2^88 for CWC's 11 bytes).
 fn nonce_from_store(key_file: &Path, binding: &KeyBinding) -> Result<[u8; NONCE_BYTES], String> {
     let state = state_path_for_key(key_file).map_err(|e| e.to_string())?;
-    let mut store = NonceStore::open(&state, binding).map_err(|e| e.to_string())?.with_reserve(1);
+    let mut store = NonceStore::open_noting_waits(&state, binding, &mut |m| crate::out::warn(format_args!("{m}")))
+        .map_err(|e| e.to_string())?
+        .with_reserve(1);
     let n = store.next_nonce().map_err(|e| e.to_string())?;
     store.close().map_err(|e| e.to_string())?;
     if n[NONCE_BYTES..].iter().any(|&b| b != 0) {

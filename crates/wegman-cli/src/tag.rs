@@ -51,7 +51,7 @@ pub fn run(args: &TagArgs) -> Result<u8, String> {
     if args.adopt_nonce_state {
         NonceStore::adopt(&state, &binding).map_err(|e| e.to_string())?;
     }
-    let mut store = NonceStore::open(&state, &binding)
+    let mut store = NonceStore::open_noting_waits(&state, &binding, &mut |m| crate::out::warn(format_args!("{m}")))
         .map_err(|e| match e {
             NonceError::Unbound(_) => format!("{e} (--adopt-nonce-state)"),
             e => e.to_string(),

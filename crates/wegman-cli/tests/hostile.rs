@@ -170,3 +170,24 @@ fn no_core_dump_while_a_key_is_loaded() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_second_tag_says_who_holds_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keygen(dir.path());
+    let file = dir.path().join("f");
+    std::fs::write(&file, b"data").unwrap();
+    let lock = dir.path().join("k.key.nonce.lock");
+    // another process holds the store's lock for 2 s (flock(1), flock(2) as the store)
+    let mut holder = Command::new("flock").arg("-x").arg(&lock).args(["sleep", "2"]).spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    let out = run(wegman().arg("tag").arg("-k").arg(&key).arg(&file));
+    holder.wait().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("holds the nonce lock"), "{err}");
+    assert!(err.contains(&format!("process {}", holder.id())) || err.contains("(sleep)"), "{err}");
+    assert!(start.elapsed() >= Duration::from_secs(1));
+}

@@ -80,9 +80,18 @@ impl NonceStore {
     /// another key, an unbound (v1) state, and a state this process already
     /// has open.
     pub fn open(path: &Path, key: &KeyBinding) -> Result<Self, NonceError> {
+        Self::open_noting_waits(path, key, &mut |_| {})
+    }
+
+    /// As [`NonceStore::open`]; if the lock is not free within a second,
+    /// calls `waiting` once with a sentence naming the lock file and the
+    /// process that holds it (from `/proc/locks`, where there is one), then
+    /// goes on waiting. The command line prints it, so a second `wegman
+    /// tag` does not sit silent.
+    pub fn open_noting_waits(path: &Path, key: &KeyBinding, waiting: &mut dyn FnMut(&str)) -> Result<Self, NonceError> {
         refuse_symlink(path)?;
         let registered = Registered::new(path)?;
-        let lock = Lock::acquire(path)?;
+        let lock = Lock::acquire(path, waiting)?;
         Self::opened(path, key, Some(lock), Some(registered))
     }
 
@@ -232,7 +241,7 @@ struct Lock {
 }
 
 impl Lock {
-    fn acquire(state: &Path) -> Result<Lock, NonceError> {
+    fn acquire(state: &Path, waiting: &mut dyn FnMut(&str)) -> Result<Lock, NonceError> {
         let path = with_suffix(state, ".lock");
         let file = match files::nofollow(OpenOptions::new().create(true).truncate(false).write(true)).open(&path) {
             Ok(f) => f,
@@ -240,8 +249,58 @@ impl Lock {
             Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(NonceError::LockSymlink(path)),
             Err(e) => return Err(io_err("opening lock file", &path)(e)),
         };
-        file.lock().map_err(io_err("locking", &path))?;
+        let start = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < std::time::Duration::from_secs(1) => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    let holder = lock_holder(&file).map_or_else(
+                        || "another process".to_string(),
+                        |(pid, name)| format!("process {pid}{}", name.map(|n| format!(" ({n})")).unwrap_or_default()),
+                    );
+                    waiting(&format!("waiting for {holder}, which holds the nonce lock {}", path.display()));
+                    file.lock().map_err(io_err("locking", &path))?;
+                    break;
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(io_err("locking", &path)(e)),
+            }
+        }
         Ok(Lock { _file: file })
+    }
+}
+
+/// Who holds the lock on `file`: its PID and command name, from
+/// `/proc/locks` (Linux; `None` elsewhere or if it cannot tell).
+fn lock_holder(file: &File) -> Option<(u32, Option<String>)> {
+    #[cfg(target_os = "linux")]
+    {
+        let meta = file.metadata().ok()?;
+        let (maj, min) = (libc::major(meta.dev()), libc::minor(meta.dev()));
+        let locks = std::fs::read_to_string("/proc/locks").ok()?;
+        // "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; waiters have "->"
+        for line in locks.lines().filter(|l| !l.contains("->")) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (Some(pid), Some(id)) = (f.get(4), f.get(5)) else { continue };
+            let mut parts = id.split(':');
+            let (Some(a), Some(b), Some(ino)) = (parts.next(), parts.next(), parts.next()) else { continue };
+            let same = u32::from_str_radix(a, 16).ok() == Some(maj)
+                && u32::from_str_radix(b, 16).ok() == Some(min)
+                && ino.parse::<u64>().ok() == Some(meta.ino());
+            if same {
+                let pid: u32 = pid.parse().ok()?;
+                let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok().map(|n| n.trim().to_string());
+                return Some((pid, name));
+            }
+        }
+        None
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        None
     }
 }
 
