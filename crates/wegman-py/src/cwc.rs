@@ -77,7 +77,10 @@ impl<'a> Call<'a> {
 /// b'payload'
 #[pyclass(module = "wegman.cwc", name = "CWC", frozen)]
 pub struct Cwc {
-    inner: CwcKey,
+    /// Boxed: Python places objects 16-byte aligned, and the backends'
+    /// precomputed powers are 64-byte aligned (a debug build caught the
+    /// misaligned reference).
+    inner: Box<CwcKey>,
 }
 
 #[pymethods]
@@ -85,7 +88,7 @@ impl Cwc {
     #[new]
     fn new(key: &Bound<'_, PyAny>) -> PyResult<Self> {
         let k = Bytes::new(key, "key")?;
-        Ok(Cwc { inner: CwcKey::new(k.as_slice()).map_err(to_py)? })
+        Ok(Cwc { inner: Box::new(CwcKey::new(k.as_slice()).map_err(to_py)?) })
     }
 
     /// generate_key(bit_length) -> bytes

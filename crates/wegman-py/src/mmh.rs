@@ -93,7 +93,10 @@ fn verify(
 /// True
 #[pyclass(module = "wegman.mmh", frozen)]
 pub struct MacKey {
-    inner: core::MacKey,
+    /// Boxed: Python places objects 16-byte aligned, and the backends'
+    /// precomputed powers are 64-byte aligned (a debug build caught the
+    /// misaligned reference).
+    inner: Box<core::MacKey>,
 }
 
 #[pymethods]
@@ -101,7 +104,7 @@ impl MacKey {
     #[new]
     fn new(alg: &str, key: &Bound<'_, PyAny>) -> PyResult<Self> {
         let k = Bytes::new(key, "key")?;
-        Ok(MacKey { inner: core::MacKey::new(self::alg(alg)?, exact::<KEY_BYTES>("key", k.as_slice())?) })
+        Ok(MacKey { inner: Box::new(core::MacKey::new(self::alg(alg)?, exact::<KEY_BYTES>("key", k.as_slice())?)) })
     }
 
     /// mac(nonce, data) -> bytes

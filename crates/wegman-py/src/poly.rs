@@ -134,7 +134,10 @@ fn clamp<'py>(py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, P
 #[pyclass(module = "wegman.poly1305aes", name = "Poly1305AES")]
 #[derive(Clone)]
 pub struct Poly1305AES {
-    inner: core::Poly1305Aes,
+    /// Boxed: Python places objects 16-byte aligned, and the backends'
+    /// precomputed powers are 64-byte aligned (a debug build caught the
+    /// misaligned reference).
+    inner: Box<core::Poly1305Aes>,
 }
 
 impl Poly1305AES {
@@ -155,7 +158,7 @@ impl Poly1305AES {
     ) -> PyResult<Self> {
         let key = self::key(key)?;
         let n = Bytes::new(nonce, "nonce")?;
-        let mut me = Poly1305AES { inner: core::Poly1305Aes::new(&key, block("nonce", &n)?) };
+        let mut me = Poly1305AES { inner: Box::new(core::Poly1305Aes::new(&key, block("nonce", &n)?)) };
         if let Some(d) = data {
             me.update(py, d)?;
         }
@@ -260,14 +263,17 @@ impl Poly1305AES {
 /// True
 #[pyclass(module = "wegman.poly1305aes", frozen)]
 pub struct ExpandedKey {
-    inner: CoreExpanded,
+    /// Boxed: Python places objects 16-byte aligned, and the backends'
+    /// precomputed powers are 64-byte aligned (a debug build caught the
+    /// misaligned reference).
+    inner: Box<CoreExpanded>,
 }
 
 #[pymethods]
 impl ExpandedKey {
     #[new]
     fn new(key: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(ExpandedKey { inner: CoreExpanded::new(&self::key(key)?) })
+        Ok(ExpandedKey { inner: Box::new(CoreExpanded::new(&self::key(key)?)) })
     }
 
     /// authenticate(nonce, data) -> bytes
@@ -320,7 +326,7 @@ impl ExpandedKey {
     /// '66e94bd4ef8a2c3b884cfa59ca342b2e'
     fn start(&self, nonce: &Bound<'_, PyAny>) -> PyResult<Poly1305AES> {
         let n = Bytes::new(nonce, "nonce")?;
-        Ok(Poly1305AES { inner: self.inner.start(block("nonce", &n)?) })
+        Ok(Poly1305AES { inner: Box::new(self.inner.start(block("nonce", &n)?)) })
     }
 
     fn __repr__(&self) -> &'static str {

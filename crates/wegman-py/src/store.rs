@@ -44,8 +44,9 @@ impl Sink for Collected {
 /// keygen(path, alg="poly1305aes") -> None
 ///
 /// Create a key file at `path` (mode 0600; an existing file is never
-/// overwritten) with a fresh random key for `alg` ("poly1305aes" or one of
-/// `wegman.mmh.ALGORITHMS`) and its nonce store `path + ".nonce"`, exactly
+/// overwritten) with a fresh random key for `alg` ("poly1305aes", one of
+/// `wegman.mmh.ALGORITHMS`, or "cwc-aes-128"/"-192"/"-256" for the
+/// command's `seal`/`open`) and its nonce store `path + ".nonce"`, exactly
 /// as `wegman keygen -o path --alg alg` does.
 ///
 /// >>> import os, tempfile, wegman
@@ -56,6 +57,10 @@ impl Sink for Collected {
 #[pyfunction]
 #[pyo3(signature = (path, alg = "poly1305aes"))]
 fn keygen(py: Python<'_>, path: PathBuf, alg: &str) -> PyResult<()> {
+    if keyfile::CWC_ALGS.iter().any(|(n, _)| *n == alg) {
+        // a CWC key with its store, for `wegman seal`/`open`
+        return py.detach(|| keyfile::keygen_cwc(&path, alg)).map_err(store_err);
+    }
     let alg = MacAlg::from_name(alg)
         .ok_or_else(|| PyValueError::new_err(format!("unknown algorithm name {alg:?} for a key file")))?;
     py.detach(|| keyfile::keygen(&path, alg)).map_err(store_err)
@@ -84,13 +89,14 @@ fn keygen(py: Python<'_>, path: PathBuf, alg: &str) -> PyResult<()> {
 #[pyclass(module = "wegman")]
 pub struct NonceStore {
     key_path: PathBuf,
-    /// The key and its open store; None once closed.
-    open: Option<(AnyKey, CoreStore)>,
+    /// The key and its open store; None once closed. Boxed: Python places
+    /// objects 16-byte aligned, and a key's precomputed powers want 64.
+    open: Option<Box<(AnyKey, CoreStore)>>,
 }
 
 impl NonceStore {
     fn open(&mut self) -> PyResult<&mut (AnyKey, CoreStore)> {
-        self.open.as_mut().ok_or_else(|| PyValueError::new_err("the nonce store is closed"))
+        self.open.as_deref_mut().ok_or_else(|| PyValueError::new_err("the nonce store is closed"))
     }
 }
 
@@ -105,7 +111,7 @@ impl NonceStore {
             let store = CoreStore::open(&state, &binding).map_err(|e| e.to_string())?.with_reserve(reserve);
             Ok((key, store))
         });
-        Ok(NonceStore { open: Some(opened.map_err(store_err)?), key_path })
+        Ok(NonceStore { open: Some(Box::new(opened.map_err(store_err)?)), key_path })
     }
 
     /// next_nonce() -> bytes
@@ -208,7 +214,10 @@ impl NonceStore {
     /// >>> s.close()
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
         match self.open.take() {
-            Some((_, store)) => py.detach(|| store.close()).map_err(store_err),
+            Some(open) => {
+                let (_, store) = *open;
+                py.detach(|| store.close()).map_err(store_err)
+            }
             None => Ok(()),
         }
     }

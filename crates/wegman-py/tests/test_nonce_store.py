@@ -97,6 +97,19 @@ def test_python_keygen_matches_the_cli_format(tmp_path: pathlib.Path) -> None:
     assert "POLY1305-AES/2 (f)" in run("tag", "-k", "poly1305aes", "f", cwd=tmp_path)
 
 
+def test_python_cwc_keys_seal_with_fresh_nonces_through_the_cli(tmp_path: pathlib.Path) -> None:
+    wegman.keygen(tmp_path / "c.key", "cwc-aes-256")
+    text = (tmp_path / "c.key").read_text()
+    assert "\nalg cwc-aes-256\nkey " in text and len(read_key(tmp_path / "c.key")) == 32
+    (tmp_path / "p").write_bytes(b"same plaintext")
+    sealed = []
+    for i in range(3):
+        run("seal", "cwc", "--key-file", "c.key", "p", "-o", f"s{i}", cwd=tmp_path)
+        sealed.append((tmp_path / f"s{i}").read_bytes())
+        assert run("open", "cwc", "--key-file", "c.key", f"s{i}", cwd=tmp_path) == "same plaintext"
+    assert len({s[:11] for s in sealed}) == 3  # a fresh nonce each time, at the front
+
+
 def test_store_errors(tmp_path: pathlib.Path) -> None:
     wegman.keygen(tmp_path / "key")
     os.unlink(tmp_path / "key.nonce")
