@@ -16,7 +16,7 @@
 //! * `decrypt-forged`, `decrypt-forged-precomputed` — the same calls given
 //!   that tag with one bit flipped: every call must return an error (counted
 //!   while timing). wegman must also release nothing (checked before
-//!   timing): no plaintext returned, and the in-place buffer left as it was.
+//!   timing): no plaintext returned, and the in-place buffer zeroed.
 //!   The peers are only held to the error: OpenSSL's EVP has decrypted into
 //!   the caller's buffer before its tag check fails (its API's contract is
 //!   that the caller discards it); aws-lc-rs and ring leave their in-place

@@ -4,7 +4,7 @@
 //! Each returns 1 if the call accepted the tag and 0 if it returned an
 //! error; its output is that byte followed by what the call released: the
 //! plaintext it returned, or whatever it left in the caller's buffer (for
-//! the forged-tag checks: wegman leaves the ciphertext untouched there,
+//! the forged-tag checks: wegman zeroes it (one pass, wiped on failure),
 //! OpenSSL's EVP has decrypted into it before the tag check).
 
 use aes_gcm::Aes128Gcm;
