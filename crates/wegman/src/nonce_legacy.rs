@@ -365,6 +365,15 @@ impl NonceStore {
         persist(path, key, 0, CREATING)
     }
 
+    /// As [`NonceStore::open`] (the legacy store names no lock holder).
+    pub fn open_noting_waits(
+        path: &Path,
+        key: &KeyBinding,
+        _waiting: &mut dyn FnMut(&str),
+    ) -> Result<Self, NonceError> {
+        Self::open(path, key)
+    }
+
     /// Open and lock the state file of `key`. Refuses a state path that is a
     /// symbolic link, a state of another key and an unbound (v1) state.
     pub fn open(path: &Path, key: &KeyBinding) -> Result<Self, NonceError> {
