@@ -102,19 +102,26 @@ fn faulty<T>(op: &'static str, path: &Path, f: impl FnOnce() -> io::Result<T>) -
     Ok(v)
 }
 
+/// A new temporary file beside `base` whose name no other writer uses
+/// (`KEY.nonce.tmp.<pid>.<random>`), created exclusively, never through a link.
+fn create_temp(base: &Path) -> Result<(PathBuf, File), StepError> {
+    let tag = step(random16(), "choosing a temporary name for", base)?;
+    let tmp = with_suffix(base, &format!(".tmp.{}.{}", std::process::id(), super::format::hex(&tag[..8])));
+    let f = step(
+        nofollow(OpenOptions::new().write(true).create_new(true)).open(&tmp),
+        "creating the temporary nonce state",
+        &tmp,
+    )?;
+    Ok((tmp, f))
+}
+
 /// Write `text` to a new temporary file beside `base` whose name no other
 /// writer uses (`KEY.nonce.tmp.<pid>.<random>`, created exclusively, never
 /// through a link), fsync it, then give it the name `target` with `link()`,
 /// which fails if `target` exists: `Ok(false)` then. The temporary name is
 /// removed either way, and after a link the directory is synced.
 pub(super) fn publish(base: &Path, target: &Path, text: &str) -> Result<bool, StepError> {
-    let tag = step(random16(), "choosing a temporary name for", base)?;
-    let tmp = with_suffix(base, &format!(".tmp.{}.{}", std::process::id(), super::format::hex(&tag[..8])));
-    let mut f = step(
-        nofollow(OpenOptions::new().write(true).create_new(true)).open(&tmp),
-        "creating the temporary nonce state",
-        &tmp,
-    )?;
+    let (tmp, mut f) = create_temp(base)?;
     let written = faulty("writing the temporary nonce state", &tmp, || f.write_all(text.as_bytes()))
         .and_then(|()| faulty("syncing the temporary nonce state", &tmp, || f.sync_all()));
     drop(f);
@@ -137,13 +144,7 @@ pub(super) fn publish(base: &Path, target: &Path, text: &str) -> Result<bool, St
 /// rename, fsync the directory): only for the sealed base, whose content
 /// never changes once written, so no writer can roll it back.
 pub(super) fn replace(base: &Path, target: &Path, text: &str) -> Result<(), StepError> {
-    let tag = step(random16(), "choosing a temporary name for", base)?;
-    let tmp = with_suffix(base, &format!(".tmp.{}.{}", std::process::id(), super::format::hex(&tag[..8])));
-    let mut f = step(
-        nofollow(OpenOptions::new().write(true).create_new(true)).open(&tmp),
-        "creating the temporary nonce state",
-        &tmp,
-    )?;
+    let (tmp, mut f) = create_temp(base)?;
     let done = step(f.write_all(text.as_bytes()), "writing the temporary nonce state", &tmp)
         .and_then(|()| step(f.sync_all(), "syncing the temporary nonce state", &tmp))
         .and_then(|()| step(fs::rename(&tmp, target), "renaming the new nonce state onto", target));
