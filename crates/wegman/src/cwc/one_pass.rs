@@ -293,6 +293,20 @@ mod tests {
         }
     }
 
+    /// `wipe` zeroes every byte it is given (cargo-mutants: a `wipe` that
+    /// did nothing passed every other test, since the buffers it clears,
+    /// the private copies of `decrypt` and `through_private`, are locals
+    /// no caller can see after the call).
+    #[test]
+    fn wipe_zeroes_every_byte() {
+        for len in [0, 1, 15, 16, 17, CHUNK] {
+            let mut buf = bytes(11, len);
+            buf.iter_mut().for_each(|b| *b |= 1);
+            wipe(&mut buf);
+            assert!(buf.iter().all(|&b| b == 0), "len {len}");
+        }
+    }
+
     /// Lengths around every multiple of 12 and 16 up to 600 (the hash's
     /// chunks, the counter's blocks, the AES batch of 32 blocks, the backends'
     /// minimum runs) and around one, two and three chunks.
