@@ -5,11 +5,14 @@
 //! manifests as `wegman tag` / `wegman check` — through the command's own
 //! code (`wegman_cli`), not a copy of it.
 
+use std::cell::RefCell;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockWriteGuard};
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use wegman::nonce::{DEFAULT_RESERVE, NonceStore as CoreStore, state_path_for_key};
 use wegman_cli::algs::{AnyKey, MacAlg};
 use wegman_cli::check::{self, CheckArgs};
@@ -71,10 +74,13 @@ fn keygen(py: Python<'_>, path: PathBuf, alg: &str) -> PyResult<()> {
 /// The nonce store of a key file made by `keygen` or `wegman keygen`, open
 /// and locked (another process, the `wegman` command included, waits for
 /// the lock until this one is closed; opening it a second time in this
-/// process raises `NonceStoreError`). A process forked from this one (say
-/// by `multiprocessing`) that uses an inherited store reserves nonces of
-/// its own: it never hands out the parent's, and its `close()` never gives
-/// them back. Nonces are reserved on disk
+/// process raises `NonceStoreError`). Threads may share one store: their
+/// calls take turns (with the GIL released), and a `mac` computes its tag
+/// outside the turn. A process forked from this one (say by
+/// `multiprocessing`) that uses an inherited store reserves nonces of its
+/// own: it never hands out the parent's, and its `close()` never gives them
+/// back (the fork is seen through `os.register_at_fork`, and by the process
+/// id when `fork` did not go through Python). Nonces are reserved on disk
 /// `reserve` at a time before they are handed out, so a crash can skip
 /// nonces but never repeat one; `close()` (or leaving a `with` block) gives
 /// the unused rest back. Never shows the key in `repr`.
@@ -89,14 +95,74 @@ fn keygen(py: Python<'_>, path: PathBuf, alg: &str) -> PyResult<()> {
 #[pyclass(module = "wegman")]
 pub struct NonceStore {
     key_path: PathBuf,
-    /// The key and its open store; None once closed. Boxed: Python places
-    /// objects 16-byte aligned, and a key's precomputed powers want 64.
-    open: Option<Box<(AnyKey, CoreStore)>>,
+    /// The key and its open store; None once closed. Threads share it
+    /// through the mutex (each call waits for the one before it, with the
+    /// GIL released); boxed: Python places objects 16-byte aligned, and a
+    /// key's precomputed powers want 64.
+    open: Mutex<Option<Box<Opened>>>,
+}
+
+struct Opened {
+    /// Shared with the `mac` calls in flight, which compute outside the
+    /// mutex; dropped (and zeroized) by `close` and the last of them.
+    key: Arc<AnyKey>,
+    store: CoreStore,
+    /// [`FORKS`] when the store last handed out a nonce in this process.
+    forks: u64,
+}
+
+/// The fork gate. Every call on a store holds its read side for as long as
+/// it holds the store's mutex; `os.register_at_fork(before=...)` takes its
+/// write side, so no other thread holds a store's mutex at the moment of a
+/// fork (a child never inherits a locked one), and `after_in_child` counts
+/// the fork in [`FORKS`].
+static GATE: RwLock<()> = RwLock::new(());
+
+/// Forks this process has been through as a child (`after_in_child`): a
+/// store whose count differs was inherited, and forgets its parent's
+/// reservation before it hands out a nonce — even when the child's PID, by
+/// which the core store also tells, is one the parent had (PIDs are reused).
+static FORKS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The gate's write side, held by the forking thread across `fork`.
+    static HELD: RefCell<Option<RwLockWriteGuard<'static, ()>>> = const { RefCell::new(None) };
+}
+
+#[pyfunction]
+fn _before_fork() {
+    // With the GIL held: a thread inside the gate holds it with the GIL
+    // released and leaves without needing the GIL, so this cannot deadlock.
+    let guard = GATE.write().unwrap_or_else(PoisonError::into_inner);
+    HELD.with(|h| *h.borrow_mut() = Some(guard));
+}
+
+#[pyfunction]
+fn _after_fork_in_parent() {
+    HELD.with(|h| h.borrow_mut().take());
+}
+
+#[pyfunction]
+fn _after_fork_in_child() {
+    FORKS.fetch_add(1, Ordering::SeqCst);
+    HELD.with(|h| h.borrow_mut().take());
 }
 
 impl NonceStore {
-    fn open(&mut self) -> PyResult<&mut (AnyKey, CoreStore)> {
-        self.open.as_deref_mut().ok_or_else(|| PyValueError::new_err("the nonce store is closed"))
+    /// Run `f` on the open store, in the gate, with the GIL released.
+    fn with_open<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Opened) -> T + Send) -> PyResult<T> {
+        py.detach(|| {
+            let _gate = GATE.read().unwrap_or_else(PoisonError::into_inner);
+            let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+            let opened = open.as_deref_mut()?;
+            let forks = FORKS.load(Ordering::SeqCst);
+            if opened.forks != forks {
+                opened.store.forget_reservation();
+                opened.forks = forks;
+            }
+            Some(f(opened))
+        })
+        .ok_or_else(|| PyValueError::new_err("the nonce store is closed"))
     }
 }
 
@@ -108,10 +174,11 @@ impl NonceStore {
         let opened = py.detach(|| -> Result<_, String> {
             let (key, binding) = keyfile::read_managed(&key_path, None)?;
             let state = state_path_for_key(&key_path).map_err(|e| e.to_string())?;
+            let _gate = GATE.read().unwrap_or_else(PoisonError::into_inner);
             let store = CoreStore::open(&state, &binding).map_err(|e| e.to_string())?.with_reserve(reserve);
-            Ok((key, store))
+            Ok(Opened { key: Arc::new(key), store, forks: FORKS.load(Ordering::SeqCst) })
         });
-        Ok(NonceStore { open: Some(Box::new(opened.map_err(store_err)?)), key_path })
+        Ok(NonceStore { open: Mutex::new(Some(Box::new(opened.map_err(store_err)?))), key_path })
     }
 
     /// next_nonce() -> bytes
@@ -126,9 +193,8 @@ impl NonceStore {
     /// >>> with wegman.NonceStore(key) as s:
     /// ...     s.next_nonce().hex()
     /// '00000000000000000000000000000000'
-    fn next_nonce<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let (_, store) = self.open()?;
-        let n = py.detach(|| store.next_nonce()).map_err(store_err)?;
+    fn next_nonce<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let n = self.with_open(py, |o| o.store.next_nonce())?.map_err(store_err)?;
         Ok(PyBytes::new(py, &n))
     }
 
@@ -145,19 +211,20 @@ impl NonceStore {
     /// >>> len(tag)
     /// 8
     fn mac<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         data: &Bound<'py, PyAny>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let d = Bytes::new(data, "data")?;
         let m = d.as_slice();
-        let (key, store) = self.open()?;
-        let (nonce, tag) = py
+        // the nonce under the store's mutex, the MAC outside it
+        let (key, nonce) = self.with_open(py, |o| (Arc::clone(&o.key), o.store.next_nonce()))?;
+        let nonce = nonce.map_err(store_err)?;
+        let tag = py
             .detach(|| -> Result<_, String> {
-                let nonce = store.next_nonce().map_err(|e| e.to_string())?;
                 let mut mac = key.start(&nonce);
                 mac.update(m).map_err(|e| e.to_string())?;
-                Ok((nonce, mac.finalize().map_err(|e| e.to_string())?))
+                mac.finalize().map_err(|e| e.to_string())
             })
             .map_err(PyValueError::new_err)?;
         Ok((PyBytes::new(py, &nonce), PyBytes::new(py, &tag)))
@@ -178,10 +245,10 @@ impl NonceStore {
     /// ...     lines = s.tag_files([os.path.join(d, "f")])
     /// >>> [line.split(" ")[0] for line in lines]
     /// ['POLY1305-AES/2', 'POLY1305-AES/2']
-    fn tag_files(&mut self, py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<String>> {
-        let (key, store) = self.open()?;
+    fn tag_files(&self, py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<String>> {
         let mut out = Collected::default();
-        let status = py.detach(|| tag::tag_files(key, store, &paths, &mut out)).map_err(store_err)?;
+        let status =
+            self.with_open(py, |o| tag::tag_files(&o.key, &mut o.store, &paths, &mut out))?.map_err(store_err)?;
         if status != 0 {
             return Err(PyOSError::new_err(out.warnings.join("\n")));
         }
@@ -198,7 +265,7 @@ impl NonceStore {
     /// >>> with wegman.NonceStore(key) as s:
     /// ...     len(s.tag_file(key))
     /// 2
-    fn tag_file(&mut self, py: Python<'_>, path: PathBuf) -> PyResult<Vec<String>> {
+    fn tag_file(&self, py: Python<'_>, path: PathBuf) -> PyResult<Vec<String>> {
         self.tag_files(py, vec![path])
     }
 
@@ -212,20 +279,28 @@ impl NonceStore {
     /// >>> wegman.keygen(key)
     /// >>> s = wegman.NonceStore(key)
     /// >>> s.close()
-    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        match self.open.take() {
-            Some(open) => {
-                let (_, store) = *open;
-                py.detach(|| store.close()).map_err(store_err)
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| {
+            let _gate = GATE.read().unwrap_or_else(PoisonError::into_inner);
+            let taken = self.open.lock().unwrap_or_else(PoisonError::into_inner).take();
+            match taken {
+                Some(opened) => {
+                    let Opened { mut store, forks, .. } = *opened;
+                    if forks != FORKS.load(Ordering::SeqCst) {
+                        store.forget_reservation(); // inherited: nothing of ours to give back
+                    }
+                    store.close()
+                }
+                None => Ok(()),
             }
-            None => Ok(()),
-        }
+        })
+        .map_err(store_err)
     }
 
     /// The key file's algorithm ("poly1305aes", "mmh32", …).
     #[getter]
-    fn alg(&mut self) -> PyResult<&'static str> {
-        Ok(self.open()?.0.alg().name())
+    fn alg(&self, py: Python<'_>) -> PyResult<&'static str> {
+        self.with_open(py, |o| o.key.alg().name())
     }
 
     /// The key file's path.
@@ -239,13 +314,14 @@ impl NonceStore {
     }
 
     #[pyo3(signature = (*_exc))]
-    fn __exit__(&mut self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
         self.close(py)?;
         Ok(false)
     }
 
     fn __repr__(&self) -> String {
-        let state = if self.open.is_some() { "open" } else { "closed" };
+        let open = self.open.try_lock().map_or(true, |o| o.is_some()); // busy: open
+        let state = if open { "open" } else { "closed" };
         format!("<wegman.NonceStore {} ({state})>", self.key_path.display())
     }
 }
@@ -323,5 +399,14 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_manifest, m)?)?;
     m.add_class::<NonceStore>()?;
     m.add_class::<ManifestCheck>()?;
+    // private module attributes too, so that a test can play the child
+    m.add_function(wrap_pyfunction!(_before_fork, m)?)?;
+    m.add_function(wrap_pyfunction!(_after_fork_in_parent, m)?)?;
+    m.add_function(wrap_pyfunction!(_after_fork_in_child, m)?)?;
+    let hooks = PyDict::new(m.py());
+    hooks.set_item("before", m.getattr("_before_fork")?)?;
+    hooks.set_item("after_in_parent", m.getattr("_after_fork_in_parent")?)?;
+    hooks.set_item("after_in_child", m.getattr("_after_fork_in_child")?)?;
+    m.py().import("os")?.call_method("register_at_fork", (), Some(&hooks))?;
     Ok(())
 }

@@ -5,6 +5,7 @@ import os
 import pathlib
 import re
 import subprocess
+import threading
 from typing import List
 
 import pytest
@@ -171,3 +172,80 @@ def test_opening_one_store_twice_is_an_error_not_a_deadlock(tmp_path: pathlib.Pa
             wegman.NonceStore(tmp_path / "key")
     with wegman.NonceStore(tmp_path / "key") as s:
         s.next_nonce()
+
+
+def test_threads_share_one_store(tmp_path: pathlib.Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    wegman.keygen(tmp_path / "key")
+    with wegman.NonceStore(tmp_path / "key", reserve=3) as store:
+        with ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(lambda i: store.mac(b"message %d" % i), range(400)))
+    nonces = [n for n, _ in results]
+    assert len(set(nonces)) == 400
+    key = next(x for x in (tmp_path / "key").read_text().splitlines() if x.startswith("key "))[4:]
+    for i, (nonce, tag) in enumerate(results):
+        poly1305aes.verify(bytes.fromhex(key), tag, nonce, b"message %d" % i)  # raises if wrong
+
+
+def test_the_fork_hook_makes_an_inherited_store_reserve_its_own(tmp_path: pathlib.Path) -> None:
+    # What os.register_at_fork's after_in_child does in a forked child, here
+    # in this process: the store must forget the reserved block as the
+    # parent's, whatever the process id says (a child can be given the PID
+    # its grandparent had), and not give it back at close.
+    import importlib
+
+    after_fork_in_child = getattr(importlib.import_module("wegman._wegman"), "_after_fork_in_child")
+
+    wegman.keygen(tmp_path / "key")
+    def next_int(store: "wegman.NonceStore") -> int:
+        return int.from_bytes(store.next_nonce(), "little")
+
+    with wegman.NonceStore(tmp_path / "key", reserve=100) as store:
+        assert next_int(store) == 0  # block [0, 100)
+        after_fork_in_child()
+        assert next_int(store) == 100  # its own block [100, 200), not 1
+    # its own block's rest was given back at close, the "parent's" was not
+    with wegman.NonceStore(tmp_path / "key", reserve=100) as store:
+        assert next_int(store) == 101  # block [101, 201)
+        after_fork_in_child()
+    with wegman.NonceStore(tmp_path / "key") as again:
+        assert next_int(again) == 201  # the inherited block was not given back
+
+
+def _spin(store: wegman.NonceStore, stop: threading.Event, taken: List[str]) -> None:
+    while not stop.is_set():
+        taken.append(store.mac(b"busy %d" % len(taken))[0].hex())
+
+
+def test_fork_while_other_threads_use_the_store(tmp_path: pathlib.Path) -> None:
+    # The forking thread waits until no other thread is inside a store call
+    # (os.register_at_fork's before hook), so a child never inherits a store
+    # locked by a thread it does not have: the workers finish.
+    import multiprocessing
+    import warnings
+
+    wegman.keygen(tmp_path / "key")
+    store = wegman.NonceStore(tmp_path / "key", reserve=2)
+    stop = threading.Event()
+    taken: List[List[str]] = [[], [], []]
+    spinners = [threading.Thread(target=_spin, args=(store, stop, t)) for t in taken]
+    _INHERITED[:] = [store]
+    try:
+        for t in spinners:
+            t.start()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork with threads
+            with multiprocessing.get_context("fork").Pool(2, maxtasksperchild=1) as pool:
+                per_worker = pool.map_async(_take_in_child, [3] * 8).get(timeout=120)
+    finally:
+        stop.set()
+        for t in spinners:
+            t.join()
+        _INHERITED.clear()
+    later = store.next_nonce().hex()
+    store.close()
+    in_threads = [n for ns in taken for n in ns]
+    everything = [later, *in_threads, *(n for ns in per_worker for n in ns)]
+    assert len(everything) == 1 + len(in_threads) + 8 * 3
+    assert len(set(everything)) == len(everything), "a nonce was handed out twice"

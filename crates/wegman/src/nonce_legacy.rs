@@ -439,6 +439,10 @@ impl NonceStore {
     /// on disk is still the one this store wrote; otherwise nothing is
     /// written back (the safe nonce never moves backwards) and the conflict
     /// is reported.
+    /// The old store knew nothing of forks: a no-op here, so that the
+    /// negative control keeps the old behaviour.
+    pub fn forget_reservation(&mut self) {}
+
     pub fn close(self) -> Result<(), NonceError> {
         if BROKEN_FOR_TESTS {
             return persist(&self.path, &self.key, self.next, GIVING_BACK);

@@ -199,6 +199,18 @@ impl NonceStore {
         Ok(nonce_bytes(n))
     }
 
+    /// Forget the reserved block without giving it back, so that the next
+    /// nonce comes from a reservation of this process's own: what a process
+    /// must do with a store it inherited across `fork` (the block is the
+    /// parent's). `next_nonce` and `close` already notice a changed PID;
+    /// this is for when the PID cannot tell — the Python bindings call it
+    /// from `os.register_at_fork`, since a grandchild can be given its
+    /// grandparent's PID again once that process has exited.
+    pub fn forget_reservation(&mut self) {
+        self.claim = None;
+        self.pid = std::process::id();
+    }
+
     /// Reserve `count` (at least 1) nonces as a [`super::Lease`] for another
     /// user: a generation of their own, published before this returns, so
     /// they never overlap this store's nonces or another lease. Leaves this
