@@ -131,28 +131,12 @@ fn lookup(states: &[(u128, Vec<u8>)], data: &[u8]) -> Option<u128> {
     states.iter().find(|(_, bytes)| bytes == data).map(|(safe, _)| *safe)
 }
 
-/// `data` read as an edit of one of A's genuine states: `which`, `op`,
-/// `at` (u16, counted back from the end), then the bytes to insert, to
-/// append after a cut, to overwrite with, or as many bytes to delete.
+/// `data` read as an edit of one of A's genuine states: which, then
+/// [`Input::edit`]'s fields.
 fn edited(w: &World, data: &[u8]) -> Vec<u8> {
     let mut input = Input::new(data);
-    let (which, op, at) = (input.byte(), input.byte(), usize::from(input.u16()));
-    let bytes = input.rest();
-    let mut s = w.genuine_a[usize::from(which) % SAFE.len()].1.clone();
-    let at = s.len() - at % (s.len() + 1);
-    match op % 4 {
-        0 => drop(s.splice(at..at, bytes.iter().copied())),
-        1 => {
-            s.truncate(at);
-            s.extend_from_slice(bytes);
-        }
-        2 => {
-            let end = (at + bytes.len()).min(s.len());
-            drop(s.splice(at..end, bytes.iter().copied()));
-        }
-        _ => drop(s.drain(at..(at + bytes.len()).min(s.len()))),
-    }
-    s
+    let which = usize::from(input.byte());
+    input.edit(&w.genuine_a[which % SAFE.len()].1)
 }
 
 /// Every check above on one state file's bytes.

@@ -57,6 +57,32 @@ impl<'a> Input<'a> {
     pub fn rest(self) -> &'a [u8] {
         self.data
     }
+
+    /// The rest read as an edit of `original`: how (a byte), where (a u16,
+    /// counted back from the end), then the bytes to insert there, to
+    /// append after a cut there, to overwrite with, or as many bytes to
+    /// delete; the fifth way leaves `original` as it is (a replay). Random
+    /// bytes rarely keep a file's structure; an edit keeps all but one place.
+    pub fn edit(mut self, original: &[u8]) -> Vec<u8> {
+        let (op, at) = (self.byte(), usize::from(self.u16()));
+        let bytes = self.rest();
+        let mut s = original.to_vec();
+        let at = s.len() - at % (s.len() + 1);
+        match op % 5 {
+            0 => drop(s.splice(at..at, bytes.iter().copied())),
+            1 => {
+                s.truncate(at);
+                s.extend_from_slice(bytes);
+            }
+            2 => {
+                let end = (at + bytes.len()).min(s.len());
+                drop(s.splice(at..end, bytes.iter().copied()));
+            }
+            3 => drop(s.drain(at..(at + bytes.len()).min(s.len()))),
+            _ => {}
+        }
+        s
+    }
 }
 
 /// `message` cut into pieces of the lengths in `splits`, each cut to what
