@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use wegman::nonce::{NonceStore, state_path_for_key};
+use wegman_store::nonce::{NonceStore, state_path_for_key};
 use wegman_cli::check::{CheckArgs, run_to};
 use wegman_cli::keyfile::read_managed;
 use wegman_cli::manifest::{self, Entry};

@@ -32,7 +32,7 @@ use std::sync::{Mutex, Once};
 
 use clap::{Args, ValueEnum};
 use wegman::cwc::{CwcKey, NONCE_BYTES};
-use wegman::nonce::{KeyBinding, NonceStore, state_path_for_key};
+use wegman_store::nonce::{KeyBinding, NonceStore, state_path_for_key};
 use zeroize::Zeroizing;
 
 use crate::{hexarg, input, keyfile};

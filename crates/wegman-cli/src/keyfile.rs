@@ -5,7 +5,7 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use wegman::nonce::{KeyBinding, NonceStore, state_path_for_new_key};
+use wegman_store::nonce::{KeyBinding, NonceStore, state_path_for_new_key};
 use wegman::poly1305aes::{KEY_BYTES, Key, clamp};
 use zeroize::Zeroizing;
 

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use wegman::nonce::{DEFAULT_RESERVE, NonceError, NonceStore, state_path_for_key};
+use wegman_store::nonce::{DEFAULT_RESERVE, NonceError, NonceStore, state_path_for_key};
 
 use crate::algs::{AnyKey, MacAlg};
 use crate::out::{Console, Sink};

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use rand::{Rng, SeedableRng};
-use wegman::nonce::{KeyBinding, NonceStore};
+use wegman_store::nonce::{KeyBinding, NonceStore};
 use wegman_cli::algs::MacAlg;
 
 mod common;

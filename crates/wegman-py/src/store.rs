@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use wegman::nonce::{DEFAULT_RESERVE, NonceStore as CoreStore, state_path_for_key};
+use wegman_store::nonce::{DEFAULT_RESERVE, NonceStore as CoreStore, state_path_for_key};
 use wegman_cli::algs::{AnyKey, MacAlg};
 use wegman_cli::check::{self, CheckArgs};
 use wegman_cli::out::Sink;
