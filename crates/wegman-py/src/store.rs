@@ -2,19 +2,20 @@
 //! writes what `wegman keygen` writes, `NonceStore` hands out nonces from
 //! the same crash-safe state file (`KEYFILE.nonce`, same format, same lock),
 //! and `NonceStore.tag_files` / `check_manifest` produce and check the same
-//! manifests as `wegman tag` / `wegman check` — through the command's own
-//! code (`wegman_cli`), not a copy of it.
+//! manifests as `wegman tag` / `wegman check` — through the code the
+//! command uses (the `wegman-store` crate), not a copy of it.
 
 use std::path::PathBuf;
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use wegman_store::algs::{AnyKey, CWC_ALGS, MacAlg};
+use wegman_store::check::{self, CheckOptions};
 use wegman_store::nonce::{DEFAULT_RESERVE, NonceStore as CoreStore, state_path_for_key};
-use wegman_cli::algs::{AnyKey, MacAlg};
-use wegman_cli::check::{self, CheckArgs};
-use wegman_cli::out::Sink;
-use wegman_cli::{keyfile, tag};
+use wegman_store::progress::NoProgress;
+use wegman_store::sink::Sink;
+use wegman_store::{keyfile, tag};
 
 use crate::buf::Bytes;
 use crate::errors::NonceStoreError;
@@ -57,7 +58,7 @@ impl Sink for Collected {
 #[pyfunction]
 #[pyo3(signature = (path, alg = "poly1305aes"))]
 fn keygen(py: Python<'_>, path: PathBuf, alg: &str) -> PyResult<()> {
-    if keyfile::CWC_ALGS.iter().any(|(n, _)| *n == alg) {
+    if CWC_ALGS.iter().any(|(n, _)| *n == alg) {
         // a CWC key with its store, for `wegman seal`/`open`
         return py.detach(|| keyfile::keygen_cwc(&path, alg)).map_err(store_err);
     }
@@ -181,7 +182,7 @@ impl NonceStore {
     fn tag_files(&mut self, py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<String>> {
         let (key, store) = self.open()?;
         let mut out = Collected::default();
-        let status = py.detach(|| tag::tag_files(key, store, &paths, &mut out)).map_err(store_err)?;
+        let status = py.detach(|| tag::tag_files(key, store, &paths, &mut out, |_| NoProgress)).map_err(store_err)?;
         if status != 0 {
             return Err(PyOSError::new_err(out.warnings.join("\n")));
         }
@@ -309,7 +310,7 @@ fn check_manifest(
     ignore_missing: bool,
     allow_unsealed: bool,
 ) -> PyResult<ManifestCheck> {
-    let mut args = CheckArgs::new(key_path, manifest_path);
+    let mut args = CheckOptions::new(key_path, manifest_path);
     args.ignore_missing = ignore_missing;
     args.allow_unsealed = allow_unsealed;
     let mut out = Collected::default();
