@@ -35,6 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
+use wegman_fuzz::{work_dir, write_seeds};
 use wegman_store::check::{CheckOptions, run_to};
 use wegman_store::keyfile::read_managed;
 use wegman_store::manifest::{self, Entry};
@@ -42,7 +43,6 @@ use wegman_store::nonce::{NonceStore, state_path_for_key};
 use wegman_store::progress::NoProgress;
 use wegman_store::sink::Sink;
 use wegman_store::tag::tag_files;
-use wegman_fuzz::{work_dir, write_seeds};
 
 /// The files the genuine manifests list, and their contents.
 const FILES: [(&str, &[u8]); 4] =

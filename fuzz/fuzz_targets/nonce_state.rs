@@ -35,8 +35,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use wegman_store::nonce::{KeyBinding, NonceError, NonceStore, check_state_bytes, v2_state_bytes};
 use wegman_fuzz::{Input, work_dir, write_seeds};
+use wegman_store::nonce::{KeyBinding, NonceError, NonceStore, check_state_bytes, v2_state_bytes};
 
 /// The safe nonces of the genuine states made at start-up.
 const SAFE: [u128; 4] = [0, 1, 1000, (1 << 40) + 7];
