@@ -1,4 +1,4 @@
-//! Manifests (`wegman-cli`'s `manifest` parser and `check` command): any
+//! Manifests (`wegman-store`'s `manifest` parser and `check`): any
 //! bytes as a manifest must be checked without a panic, and `check` must
 //! report success only for a manifest that `wegman tag` made with the key.
 //!
@@ -12,8 +12,8 @@
 //!
 //! Checks, on every line: `manifest::parse` never panics, and what it
 //! parses, formatted again by `manifest::format` / `format_seal`, parses to
-//! the same line. On the whole input, `check::run_to` (the command's own
-//! code, reading the listed files) never panics, and exits 0 only for
+//! the same line. On the whole input, `check::run_to` (the code `wegman
+//! check` runs, reading the listed files) never panics, and exits 0 only for
 //! * a genuine manifest of the key, byte for byte (its final newline may be
 //!   missing): the seal line authenticates every line before it and their
 //!   count, so nothing else can pass;
@@ -35,13 +35,14 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use wegman::nonce::{NonceStore, state_path_for_key};
-use wegman_cli::check::{CheckArgs, run_to};
-use wegman_cli::keyfile::read_managed;
-use wegman_cli::manifest::{self, Entry};
-use wegman_cli::out::Sink;
-use wegman_cli::tag::tag_files;
 use wegman_fuzz::{work_dir, write_seeds};
+use wegman_store::check::{CheckOptions, run_to};
+use wegman_store::keyfile::read_managed;
+use wegman_store::manifest::{self, Entry};
+use wegman_store::nonce::{NonceStore, state_path_for_key};
+use wegman_store::progress::NoProgress;
+use wegman_store::sink::Sink;
+use wegman_store::tag::tag_files;
 
 /// The files the genuine manifests list, and their contents.
 const FILES: [(&str, &[u8]); 4] =
@@ -80,7 +81,7 @@ fn keyed(name: &str, alg: &str, hex: &str) -> Keyed {
     let mut manifests: Vec<Vec<u8>> = Vec::new();
     for files in [&all[..], &all[1..2]] {
         let mut out = Collect(Vec::new());
-        assert_eq!(tag_files(&key, &mut store, files, &mut out), Ok(0), "tag");
+        assert_eq!(tag_files(&key, &mut store, files, &mut out, |_| NoProgress), Ok(0), "tag");
         manifests.push(out.0.iter().flat_map(|l| [l.as_bytes(), b"\n"]).flatten().copied().collect());
     }
     store.close().expect("close");
@@ -170,7 +171,7 @@ fuzz_target!(init: { world(); }, |data: &[u8]| {
 
     let input = world.dir.join("input.manifest");
     std::fs::write(&input, text).expect("write manifest");
-    let mut args = CheckArgs::new(k.path.clone(), input);
+    let mut args = CheckOptions::new(k.path.clone(), input);
     args.allow_unsealed = sel & 2 != 0;
     let status = in_dir(&world.dir, || run_to(&args, &mut Collect(Vec::new()))).expect("check runs");
     if status != 0 {

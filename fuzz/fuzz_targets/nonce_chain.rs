@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use wegman::nonce::{KeyBinding, NonceError, NonceStore};
+use wegman_store::nonce::{KeyBinding, NonceError, NonceStore};
 use wegman_fuzz::{Input, work_dir, write_seeds};
 
 struct World {

@@ -1,4 +1,4 @@
-//! The nonce store's state file (`wegman::nonce`): any bytes as a state
+//! The nonce store's state file (`wegman_store::nonce`): any bytes as a state
 //! file must be refused, without a panic, unless they are a state the store
 //! itself wrote for that key.
 //!
@@ -35,8 +35,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use wegman::nonce::{KeyBinding, NonceError, NonceStore, check_state_bytes, v2_state_bytes};
 use wegman_fuzz::{Input, work_dir, write_seeds};
+use wegman_store::nonce::{KeyBinding, NonceError, NonceStore, check_state_bytes, v2_state_bytes};
 
 /// The safe nonces of the genuine states made at start-up.
 const SAFE: [u128; 4] = [0, 1, 1000, (1 << 40) + 7];

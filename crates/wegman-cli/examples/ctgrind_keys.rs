@@ -4,10 +4,10 @@
 //! It builds key files in memory — the wegman format `keygen` writes, in
 //! lower and upper case, and a bare hex key — marks every hex digit of the
 //! key *undefined* with a memcheck client request, and parses them with the
-//! CLI's own `keyfile::parse_material` (and `hexarg::decode_secret`, the
-//! `--key-hex` path). Memcheck reports every conditional jump or memory
-//! address that depends on an undefined bit, so a clean run means no branch
-//! and no index depended on a key digit. The one branch allowed is the
+//! code the CLI runs: `wegman_store::keyfile::parse_material` (and
+//! `hex::decode_secret`, the `--key-hex` path). Memcheck reports every
+//! conditional jump or memory address that depends on an undefined bit, so
+//! a clean run means no branch and no index depended on a key digit. The one branch allowed is the
 //! validity verdict at the end of `base16ct`'s decoder (all digits valid or
 //! not: one bit, public by design), suppressed by name in
 //! `tests/ctgrind_keys.supp`; the test requires that suppression to be used,
@@ -19,23 +19,14 @@
 //! on each pair of digits, after an `is_ascii_hexdigit` check), which must
 //! be reported: the negative control.
 //!
-//! The CLI's modules are compiled in here from its sources by path; the
-//! memcheck client requests (inline assembly, x86-64 only, like the
+//! The memcheck client requests (inline assembly, x86-64 only, like the
 //! machines this runs on) come from `wegman_ctgrind::client`, which the Rust
 //! API harness (`crates/wegman-ctgrind`) uses too.
-
-#![allow(dead_code)]
-
-#[path = "../src/algs.rs"]
-mod algs;
-#[path = "../src/hexarg.rs"]
-mod hexarg;
-#[path = "../src/keyfile.rs"]
-mod keyfile;
 
 use std::process::ExitCode;
 
 use wegman_ctgrind::client::{carries_undefined_bits, classify, declassify, running_on_valgrind};
+use wegman_store::{hex, keyfile};
 
 /// The decoder of wegman before issue 9, for the negative control.
 #[inline(never)]
@@ -60,7 +51,7 @@ fn check(
         let hex = std::str::from_utf8(&text[digits.clone()]).map_err(|e| e.to_string())?;
         leaky_decode(hex).ok_or("leaky decoder refused")?
     } else if name.starts_with("--key-hex") {
-        hexarg::decode_secret("key", &text[digits.clone()])?.to_vec()
+        hex::decode_secret("key", &text[digits.clone()])?.to_vec()
     } else {
         keyfile::parse_material(&text)?.bytes.to_vec()
     };

@@ -1,310 +1,56 @@
-//! `wegman check -k KEYFILE MANIFEST`
-//!
-//! For each manifest line prints `name: OK`, `name: FAILED` (the tag does not
-//! verify) or `name: FAILED open or read`; a summary goes to stderr. The
-//! manifest's final seal line must verify (it authenticates every line
-//! before it) unless `--allow-unsealed` is given and there is none. Exit 0
-//! only if every line and the seal verified, 1 if any failed or the seal is
-//! missing, 2 for usage, I/O or malformed-manifest errors (strict: one
-//! malformed line makes the run fail with 2, after the well-formed lines
-//! have been checked). docs/manifest.md has the rules.
-//!
-//! Nothing in the manifest is trusted before its seal verifies: the seal is
-//! checked first, and no listed file is opened unless it verified (or, with
-//! `--allow-unsealed`, there is none). A listed file must be a regular file
-//! unless `--allow-special`; a line longer than [`MAX_LINE`] bytes is an
-//! error, and running out of memory for the lines is an error, not an abort.
+//! `wegman check -k KEYFILE MANIFEST`: the arguments, and the store's
+//! check writing to the console (what it checks: `wegman_store::check`;
+//! the rules: docs/manifest.md).
 
-use std::io::{self, BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
+use wegman_store::check::{CheckOptions, run_to};
 
-use crate::algs::{AnyKey, MacAlg};
-use crate::manifest::{Entry, Line, Seal, Sealer};
-use crate::out::{Console, Sink};
-use crate::{input, keyfile, manifest, parallel};
+use crate::alg_arg::AlgArg;
+use crate::out::Console;
 
 #[derive(Args)]
 pub struct CheckArgs {
     /// Key file the manifest was made with.
     #[arg(short = 'k', long = "key", value_name = "KEYFILE")]
-    pub key: PathBuf,
+    key: PathBuf,
     /// Insist on this algorithm (the key file and each line name theirs anyway).
     #[arg(long, value_name = "ALG")]
-    pub alg: Option<MacAlg>,
+    alg: Option<AlgArg>,
     /// Don't print OK for each successfully verified file.
     #[arg(long)]
-    pub quiet: bool,
+    quiet: bool,
     /// Don't output anything; the exit status shows success.
     #[arg(long)]
-    pub status: bool,
+    status: bool,
     /// Don't fail or report status for missing files.
     #[arg(long)]
-    pub ignore_missing: bool,
+    ignore_missing: bool,
     /// Accept a manifest without a seal line (e.g. one written by an older
     /// wegman): its lines are checked one by one, but lines removed from it,
     /// added to it or reordered in it go unnoticed.
     #[arg(long)]
-    pub allow_unsealed: bool,
+    allow_unsealed: bool,
     /// Also read listed files that are not regular files (FIFOs, devices):
     /// such a file can block or never end.
     #[arg(long)]
-    pub allow_special: bool,
+    allow_special: bool,
     /// The manifest made by `wegman tag`; `-` is standard input.
     #[arg(value_name = "MANIFEST")]
-    pub manifest: PathBuf,
-}
-
-enum Outcome {
-    Ok,
-    Mismatch,
-    Unreadable(io::Error),
-}
-
-/// The manifest's lines as read: the raw bytes of each (the seal covers
-/// them exactly), the file lines for this key, the seal and its position.
-/// The longest manifest line read (a name of 4096 bytes, each escaped,
-/// is under 8.3 KiB with its tag).
-pub const MAX_LINE: usize = 64 * 1024;
-
-struct Parsed {
-    raw: Vec<Vec<u8>>,
-    files: Vec<Line>,
-    seal: Option<(usize, Seal)>,
-    malformed: usize,
-}
-
-/// A warning, unless `--status` silences them.
-fn warn(args: &CheckArgs, sink: &mut dyn Sink, msg: std::fmt::Arguments<'_>) {
-    if !args.status {
-        sink.warn(msg);
-    }
-}
-
-fn parse(args: &CheckArgs, key: &AnyKey, mname: &str, sink: &mut dyn Sink) -> Result<Parsed, String> {
-    let label = key.alg().label();
-    let reader = input::open(&args.manifest).map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
-    let mut p = Parsed { raw: Vec::new(), files: Vec::new(), seal: None, malformed: 0 };
-    let mut reader = BufReader::new(reader);
-    for no in 0.. {
-        let mut line = Vec::new();
-        let read = (&mut reader).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line);
-        if read.map_err(|e| format!("{mname}: {}", input::describe(&e)))? == 0 {
-            break;
-        }
-        if line.last() == Some(&b'\n') {
-            line.pop();
-        } else if line.len() > MAX_LINE {
-            return Err(format!("{mname}: line {}: longer than {MAX_LINE} bytes", no + 1));
-        }
-        let oom = |_| format!("{mname}: out of memory at line {}", no + 1);
-        p.raw.try_reserve(1).map_err(oom)?;
-        p.files.try_reserve(1).map_err(oom)?;
-        let entry = std::str::from_utf8(&line).ok().and_then(manifest::parse);
-        p.raw.push(line);
-        if p.seal.is_some() {
-            p.malformed += 1;
-            warn(
-                args,
-                sink,
-                format_args!("{mname}: {}: line after the manifest's seal, which does not cover it", no + 1),
-            );
-            continue;
-        }
-        let alg = match &entry {
-            Some(Entry::File(l)) => l.alg,
-            Some(Entry::Seal(s)) => s.alg,
-            None => key.alg(),
-        };
-        match entry {
-            _ if alg != key.alg() => {
-                p.malformed += 1;
-                warn(args, sink, format_args!("{mname}: {}: {} line, but the key is for {label}", no + 1, alg.label()));
-            }
-            Some(Entry::File(l)) => p.files.push(l),
-            Some(Entry::Seal(s)) => p.seal = Some((no, s)),
-            None => {
-                p.malformed += 1;
-                warn(args, sink, format_args!("{mname}: {}: improperly formatted {label} line", no + 1));
-            }
-        }
-    }
-    Ok(p)
-}
-
-/// Whether the seal verifies over the lines before it (and counts them right).
-fn seal_verifies(key: &AnyKey, raw: &[Vec<u8>], seal: &Seal) -> Result<bool, String> {
-    let mut sealer = Sealer::new(key.start(&seal.nonce)).map_err(|e| e.to_string())?;
-    for line in raw {
-        sealer.line(line).map_err(|e| e.to_string())?;
-    }
-    let counted = sealer.lines();
-    let valid = sealer.finish().and_then(|m| m.verify(&seal.tag)).map_err(|e| e.to_string())?;
-    Ok(valid && counted == seal.lines)
-}
-
-impl CheckArgs {
-    /// `wegman check -k KEY MANIFEST` with no other option.
-    pub fn new(key: PathBuf, manifest: PathBuf) -> Self {
-        CheckArgs {
-            key,
-            alg: None,
-            quiet: false,
-            status: false,
-            ignore_missing: false,
-            allow_unsealed: false,
-            allow_special: false,
-            manifest,
-        }
-    }
+    manifest: PathBuf,
 }
 
 pub fn run(args: &CheckArgs) -> Result<u8, String> {
-    run_to(args, &mut Console)
-}
-
-/// `wegman check` with its lines and warnings sent to `sink`; returns the
-/// exit status (0 all verified, 1 a failure, 2 a malformed manifest).
-pub fn run_to(args: &CheckArgs, sink: &mut dyn Sink) -> Result<u8, String> {
-    let key = keyfile::read_any(&args.key, args.alg)?;
-    let label = key.alg().label();
-    let mname = args.manifest.display().to_string();
-    let Parsed { raw, files: lines, seal, malformed } = parse(args, &key, &mname, sink)?;
-    if lines.is_empty() && malformed == 0 && seal.is_none() {
-        warn(args, sink, format_args!("{mname}: no properly formatted {label} lines found"));
-        return Ok(2);
-    }
-    let sealed = match &seal {
-        Some((no, s)) => Some(seal_verifies(&key, &raw[..*no], s)?),
-        None => None,
+    let options = CheckOptions {
+        key: args.key.clone(),
+        alg: args.alg.map(|a| a.0),
+        quiet: args.quiet,
+        status: args.status,
+        ignore_missing: args.ignore_missing,
+        allow_unsealed: args.allow_unsealed,
+        allow_special: args.allow_special,
+        manifest: args.manifest.clone(),
     };
-    // No listed file is opened before the seal verifies: an untrusted
-    // manifest could name a FIFO or a device, or thousands of files.
-    if sealed == Some(false) || (sealed.is_none() && !args.allow_unsealed) {
-        report_malformed(args, sink, malformed);
-        report_seal(args, sink, &mname, sealed);
-        return Ok(if malformed > 0 { 2 } else { 1 });
-    }
-
-    let (mut failed, mut unreadable, mut verified) = (0usize, 0usize, 0usize);
-    parallel::ordered(
-        &lines,
-        |_| Ok::<(), String>(()),
-        |l, ()| {
-            let prefix = if l.version >= 2 { manifest::file_message_prefix(&l.name) } else { Vec::new() };
-            let file = input::open_listed(Path::new(&l.name), args.allow_special);
-            let mac = file.and_then(|f| input::mac_of(&key, &l.nonce, &prefix, f, &indicatif::ProgressBar::hidden()));
-            match mac {
-                Ok(mac) => match mac.verify(&l.tag) {
-                    Ok(true) => Outcome::Ok,
-                    Ok(false) => Outcome::Mismatch,
-                    Err(e) => Outcome::Unreadable(io::Error::other(e)),
-                },
-                Err(e) => Outcome::Unreadable(e),
-            }
-        },
-        |i, (), outcome| {
-            let name = manifest::status_name(&lines[i].name);
-            let text = match outcome {
-                Outcome::Ok => {
-                    verified += 1;
-                    (!args.quiet).then(|| format!("{name}: OK"))
-                }
-                Outcome::Mismatch => {
-                    failed += 1;
-                    Some(format!("{name}: FAILED"))
-                }
-                Outcome::Unreadable(e) if args.ignore_missing && e.kind() == io::ErrorKind::NotFound => None,
-                Outcome::Unreadable(e) => {
-                    unreadable += 1;
-                    warn(args, sink, format_args!("{name}: {}", input::describe(&e)));
-                    Some(format!("{name}: FAILED open or read"))
-                }
-            };
-            if let (Some(t), false) = (text, args.status) {
-                sink.line(&t)?;
-            }
-            Ok::<(), String>(())
-        },
-    )?;
-
-    let v1 = lines.iter().filter(|l| l.version == 1).count();
-    report_malformed(args, sink, malformed);
-    if v1 > 0 {
-        warn(
-            args,
-            sink,
-            format_args!(
-                "WARNING: {v1} line{} in the old format (version 1): its tag covers the file's content but not its \
-             name",
-                plural(v1, " is", "s are")
-            ),
-        );
-    }
-    if unreadable > 0 {
-        warn(
-            args,
-            sink,
-            format_args!("WARNING: {unreadable} listed file{} could not be read", plural(unreadable, "", "s")),
-        );
-    }
-    if failed > 0 {
-        warn(args, sink, format_args!("WARNING: {failed} computed tag{} did NOT match", plural(failed, "", "s")));
-    }
-    let seal_failed = report_seal(args, sink, &mname, sealed);
-    if verified + failed + unreadable == 0 && malformed == 0 {
-        warn(args, sink, format_args!("{mname}: no file was verified"));
-    }
-    Ok(if malformed > 0 {
-        2
-    } else if failed > 0 || unreadable > 0 || verified == 0 || seal_failed {
-        1
-    } else {
-        0
-    })
-}
-
-fn report_malformed(args: &CheckArgs, sink: &mut dyn Sink, malformed: usize) {
-    if malformed > 0 {
-        warn(
-            args,
-            sink,
-            format_args!("WARNING: {malformed} line{} improperly formatted", plural(malformed, " is", "s are")),
-        );
-    }
-}
-
-/// The seal's warning, if any; whether it counts as a failure.
-fn report_seal(args: &CheckArgs, sink: &mut dyn Sink, mname: &str, sealed: Option<bool>) -> bool {
-    match sealed {
-        Some(true) => false,
-        Some(false) => {
-            warn(
-                args,
-                sink,
-                format_args!(
-                    "WARNING: {mname}: the seal does NOT verify: lines were removed, added, reordered or changed \
-                     (no listed file was read)"
-                ),
-            );
-            true
-        }
-        None if args.allow_unsealed => false,
-        None => {
-            warn(
-                args,
-                sink,
-                format_args!(
-                    "WARNING: {mname}: no seal line, so lines could have been removed, added or reordered \
-                     (`wegman tag` ends every manifest with one; --allow-unsealed checks the lines anyway)"
-                ),
-            );
-            true
-        }
-    }
-}
-
-fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
-    if n == 1 { one } else { many }
+    run_to(&options, &mut Console)
 }

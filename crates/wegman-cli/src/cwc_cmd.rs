@@ -32,10 +32,10 @@ use std::sync::{Mutex, Once};
 
 use clap::{Args, ValueEnum};
 use wegman::cwc::{CwcKey, NONCE_BYTES};
-use wegman::nonce::{KeyBinding, NonceStore, state_path_for_key};
+use wegman_store::nonce::{KeyBinding, NonceStore, state_path_for_key};
 use zeroize::Zeroizing;
 
-use crate::{hexarg, input, keyfile};
+use wegman_store::{hex, input, keyfile};
 
 const CHUNK: usize = 1 << 16;
 
@@ -95,12 +95,12 @@ fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
     let AeadAlg::Cwc = a.alg;
     let mut store = None;
     let bytes: Zeroizing<Vec<u8>> = match (&a.key_hex, &a.key_file) {
-        (Some(hex), None) => hexarg::decode_secret("key", hex.trim_ascii().as_bytes())?,
+        (Some(digits), None) => hex::decode_secret("key", digits.trim_ascii().as_bytes())?,
         (None, Some(path)) => {
             let m = keyfile::read_material(path)?;
             match m.alg.as_deref() {
                 None | Some("cwc") => {}
-                Some(alg) => match keyfile::CWC_ALGS.iter().find(|(n, _)| *n == alg) {
+                Some(alg) => match wegman_store::algs::CWC_ALGS.iter().find(|(n, _)| *n == alg) {
                     Some((name, len)) if m.bytes.len() == *len => {
                         store = Some((path.clone(), KeyBinding::derive(name, &m.bytes)));
                     }
@@ -123,7 +123,7 @@ fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
                 path.display()
             ));
         }
-        (Some(h), None) => Some(hexarg::decode::<NONCE_BYTES>("nonce", h)?),
+        (Some(h), None) => Some(hex::decode::<NONCE_BYTES>("nonce", h)?),
         (None, Some(_)) => None,
         (None, None) => {
             return Err("--nonce-hex is required for a key without a nonce store (make one with \
@@ -132,7 +132,7 @@ fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
         }
     };
     let aad = match (&a.aad_hex, &a.aad_file) {
-        (Some(h), _) => hexarg::decode_vec("associated data", h)?,
+        (Some(h), _) => hex::decode_vec("associated data", h)?,
         (None, Some(p)) => std::fs::read(p).map_err(|e| format!("{}: {}", p.display(), input::describe(&e)))?,
         (None, None) => Vec::new(),
     };

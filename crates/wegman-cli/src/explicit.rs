@@ -14,9 +14,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::algs::{AnyKey, AnyMac, MacAlg};
+use wegman_store::algs::{AnyKey, AnyMac, MacAlg};
+use wegman_store::progress::NoProgress;
+use wegman_store::{hex, input, keyfile};
+
 use crate::backend::Backend;
-use crate::{ExplicitArgs, KeySource, MacArgs, VerifyArgs, hexarg, input, keyfile};
+use crate::{ExplicitArgs, KeySource, MacArgs, VerifyArgs};
 
 /// Whether an explicit nonce may be used with a key file that has a nonce store.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -29,7 +32,7 @@ enum ExplicitNonce {
 
 fn key(alg: MacAlg, src: &KeySource, nonce: ExplicitNonce) -> Result<AnyKey, String> {
     let bytes = match (&src.key_hex, &src.key_file) {
-        (Some(hex), None) => hexarg::decode_secret("key", hex.trim_ascii().as_bytes())?,
+        (Some(digits), None) => hex::decode_secret("key", digits.trim_ascii().as_bytes())?,
         (None, Some(path)) => {
             let m = keyfile::read_material(path)?;
             if let Some(other) = m.alg.as_deref().filter(|a| *a != alg.name()) {
@@ -67,23 +70,23 @@ fn on_backend(key: AnyKey, backend: Backend) -> Result<AnyKey, String> {
 }
 
 fn compute<'k>(args: &ExplicitArgs, key: &'k AnyKey) -> Result<AnyMac<'k>, String> {
-    let nonce = hexarg::decode::<16>("nonce", &args.nonce_hex)?;
+    let nonce = hex::decode::<16>("nonce", &args.nonce_hex)?;
     let path = args.file.clone().unwrap_or_else(|| PathBuf::from("-"));
-    input::mac(key, &nonce, &[], Path::new(&path), &indicatif::ProgressBar::hidden())
+    input::mac(key, &nonce, &[], Path::new(&path), &NoProgress)
         .map_err(|e| format!("{}: {}", path.display(), input::describe(&e)))
 }
 
 pub fn mac(args: &MacArgs) -> Result<u8, String> {
     let policy = if args.caller_manages_nonces { ExplicitNonce::Allowed } else { ExplicitNonce::OnlyForUnmanagedKeys };
-    let key = on_backend(key(args.common.alg, &args.common.key, policy)?, args.common.backend)?;
+    let key = on_backend(key(args.common.alg.0, &args.common.key, policy)?, args.common.backend)?;
     let tag = compute(&args.common, &key)?.finalize().map_err(|e| e.to_string())?;
-    crate::out::line(hexarg::encode(&tag))?;
+    crate::out::line(hex::encode(&tag))?;
     Ok(0)
 }
 
 pub fn verify(args: &VerifyArgs) -> Result<u8, String> {
-    let alg = args.common.alg;
-    let tag = hexarg::decode_vec("tag", &args.tag_hex)?;
+    let alg = args.common.alg.0;
+    let tag = hex::decode_vec("tag", &args.tag_hex)?;
     if tag.len() != alg.tag_bytes() {
         return Err(format!("tag: {alg} tags are {} hex digits, got {}", 2 * alg.tag_bytes(), 2 * tag.len()));
     }

@@ -3,14 +3,20 @@
 //! Exit status (all commands): 0 success; 1 a tag did not verify or a listed
 //! file could not be read; 2 usage, I/O, key or malformed-input errors.
 
+mod alg_arg;
 mod backend;
+mod check;
 mod cwc_cmd;
 mod explicit;
 mod guard;
+mod out;
+mod progress;
 mod selftest;
+mod tag;
 
-// The modules shared with the Python bindings live in the library (src/lib.rs).
-use wegman_cli::{algs, check, hexarg, input, keyfile, out, tag};
+// Key files, nonce stores, manifests and what `tag` and `check` do with
+// them are the store's, shared with the Python bindings.
+use wegman_store::{algs, keyfile};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -74,7 +80,7 @@ struct KeySource {
 #[derive(Args)]
 struct ExplicitArgs {
     /// Algorithm.
-    alg: algs::MacAlg,
+    alg: alg_arg::AlgArg,
     #[command(flatten)]
     key: KeySource,
     /// The 16-byte nonce as 32 hex digits. Never reuse a nonce with one key.
@@ -111,10 +117,10 @@ struct VerifyArgs {
 
 /// `wegman keygen -o PATH --alg ALG`, a MAC key or a CWC key.
 fn keygen(output: &std::path::Path, alg: &str) -> Result<(), String> {
-    if keyfile::CWC_ALGS.iter().any(|(n, _)| *n == alg) {
+    if algs::CWC_ALGS.iter().any(|(n, _)| *n == alg) {
         return keyfile::keygen_cwc(output, alg);
     }
-    let mac = <algs::MacAlg as clap::ValueEnum>::from_str(alg, true).map_err(|_| {
+    let mac = <alg_arg::AlgArg as clap::ValueEnum>::from_str(alg, true).map(|a| a.0).map_err(|_| {
         format!("--alg {alg}: not one of poly1305aes, the MMH names, cwc-aes-128, cwc-aes-192, cwc-aes-256")
     })?;
     keyfile::keygen(output, mac)

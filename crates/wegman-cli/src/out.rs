@@ -10,6 +10,8 @@
 use std::fmt::Display;
 use std::io::{self, Write};
 
+use wegman_store::sink::Sink;
+
 /// The error a command returns when standard output is a closed pipe: `main`
 /// exits 2 without a message.
 pub const CLOSED_PIPE: &str = "\0closed pipe";
@@ -19,7 +21,7 @@ pub fn write_error(e: &io::Error) -> String {
     if e.kind() == io::ErrorKind::BrokenPipe {
         CLOSED_PIPE.to_string()
     } else {
-        format!("writing output: {}", crate::input::describe(e))
+        format!("writing output: {}", wegman_store::input::describe(e))
     }
 }
 
@@ -35,17 +37,7 @@ pub fn warn(text: impl Display) {
     let _ = writeln!(io::stderr().lock(), "wegman: {text}");
 }
 
-/// Where `tag` and `check` send what they report: the command writes result
-/// lines to standard output and warnings to standard error ([`Console`]);
-/// the Python bindings collect both instead.
-pub trait Sink {
-    /// One result line (without its newline); an error stops the run.
-    fn line(&mut self, text: &str) -> Result<(), String>;
-    /// One warning, for a human.
-    fn warn(&mut self, text: std::fmt::Arguments<'_>);
-}
-
-/// The command's sink: standard output (flushed per line) and standard error.
+/// The command's [`Sink`] for `tag` and `check`: standard output (flushed per line) and standard error.
 pub struct Console;
 
 impl Sink for Console {

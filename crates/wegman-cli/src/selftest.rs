@@ -14,8 +14,8 @@ use std::process::Command;
 
 use wegman::poly1305aes::{Key, Poly1305Aes, authenticate, verify};
 
-use crate::hexarg;
 use crate::out::line;
+use wegman_store::hex;
 
 /// (k, r, n, m, tag), hex, from Appendix A.
 const APPENDIX_A: [(&str, &str, &str, &str, &str); 4] = [
@@ -52,10 +52,10 @@ const APPENDIX_A: [(&str, &str, &str, &str, &str); 4] = [
 
 fn appendix_a() -> Result<(), String> {
     for (i, (k, r, n, m, t)) in APPENDIX_A.iter().enumerate() {
-        let key = Key::from_slice(&hexarg::decode_vec("key", &format!("{k}{r}"))?).map_err(|e| e.to_string())?;
-        let n = hexarg::decode::<16>("nonce", n)?;
-        let t = hexarg::decode::<16>("tag", t)?;
-        let m = hexarg::decode_vec("message", m)?;
+        let key = Key::from_slice(&hex::decode_vec("key", &format!("{k}{r}"))?).map_err(|e| e.to_string())?;
+        let n = hex::decode::<16>("nonce", n)?;
+        let t = hex::decode::<16>("tag", t)?;
+        let m = hex::decode_vec("message", m)?;
         let got = authenticate(&key, &n, &m);
         let mut stream = Poly1305Aes::new(&key, &n);
         for b in m.chunks(5) {
@@ -69,7 +69,7 @@ fn appendix_a() -> Result<(), String> {
             "  Appendix A #{} ({:2}-byte message): tag {} {}",
             i + 1,
             m.len(),
-            hexarg::encode(&got),
+            hex::encode(&got),
             if ok { "ok" } else { "MISMATCH" }
         ))?;
         if !ok {
@@ -102,7 +102,7 @@ pub fn run() -> Result<u8, String> {
     let tmp = tempfile::Builder::new()
         .prefix("wegman-selftest-")
         .tempdir()
-        .map_err(|e| format!("creating a temporary directory: {}", crate::input::describe(&e)))?;
+        .map_err(|e| format!("creating a temporary directory: {}", wegman_store::input::describe(&e)))?;
     let dir = tmp.path();
     let result = (|| {
         let sample = "The sender must never use the same nonce for two different messages.\n";

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use rand::{Rng, SeedableRng};
-use wegman::nonce::{KeyBinding, NonceStore};
-use wegman_cli::algs::MacAlg;
+use wegman_store::algs::MacAlg;
+use wegman_store::nonce::{KeyBinding, NonceStore};
 
 mod common;
 use common::printed_nonces;

@@ -2,8 +2,8 @@
 //! writes what `wegman keygen` writes, `NonceStore` hands out nonces from
 //! the same crash-safe state file (`KEYFILE.nonce`, same format, same lock),
 //! and `NonceStore.tag_files` / `check_manifest` produce and check the same
-//! manifests as `wegman tag` / `wegman check` — through the command's own
-//! code (`wegman_cli`), not a copy of it.
+//! manifests as `wegman tag` / `wegman check` — through the code the
+//! command uses (the `wegman-store` crate), not a copy of it.
 
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -13,11 +13,12 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockWriteGuard};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use wegman::nonce::{DEFAULT_RESERVE, NonceStore as CoreStore, state_path_for_key};
-use wegman_cli::algs::{AnyKey, MacAlg};
-use wegman_cli::check::{self, CheckArgs};
-use wegman_cli::out::Sink;
-use wegman_cli::{keyfile, tag};
+use wegman_store::algs::{AnyKey, CWC_ALGS, MacAlg};
+use wegman_store::check::{self, CheckOptions};
+use wegman_store::nonce::{DEFAULT_RESERVE, NonceStore as CoreStore, state_path_for_key};
+use wegman_store::progress::NoProgress;
+use wegman_store::sink::Sink;
+use wegman_store::{keyfile, tag};
 
 use crate::buf::Bytes;
 use crate::errors::NonceStoreError;
@@ -60,7 +61,7 @@ impl Sink for Collected {
 #[pyfunction]
 #[pyo3(signature = (path, alg = "poly1305aes"))]
 fn keygen(py: Python<'_>, path: PathBuf, alg: &str) -> PyResult<()> {
-    if keyfile::CWC_ALGS.iter().any(|(n, _)| *n == alg) {
+    if CWC_ALGS.iter().any(|(n, _)| *n == alg) {
         // a CWC key with its store, for `wegman seal`/`open`
         return py.detach(|| keyfile::keygen_cwc(&path, alg)).map_err(store_err);
     }
@@ -247,8 +248,9 @@ impl NonceStore {
     /// ['POLY1305-AES/2', 'POLY1305-AES/2']
     fn tag_files(&self, py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<String>> {
         let mut out = Collected::default();
-        let status =
-            self.with_open(py, |o| tag::tag_files(&o.key, &mut o.store, &paths, &mut out))?.map_err(store_err)?;
+        let status = self
+            .with_open(py, |o| tag::tag_files(&o.key, &mut o.store, &paths, &mut out, |_| NoProgress))?
+            .map_err(store_err)?;
         if status != 0 {
             return Err(PyOSError::new_err(out.warnings.join("\n")));
         }
@@ -385,7 +387,7 @@ fn check_manifest(
     ignore_missing: bool,
     allow_unsealed: bool,
 ) -> PyResult<ManifestCheck> {
-    let mut args = CheckArgs::new(key_path, manifest_path);
+    let mut args = CheckOptions::new(key_path, manifest_path);
     args.ignore_missing = ignore_missing;
     args.allow_unsealed = allow_unsealed;
     let mut out = Collected::default();

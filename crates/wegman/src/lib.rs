@@ -1,8 +1,9 @@
 //! # wegman — Wegman–Carter message authenticators
 //!
 //! * [`poly1305aes`] — Poly1305-AES exactly as Bernstein's paper defines it:
-//!   one-shot, streaming, batch, the Poly1305 core with any pad, and a
-//!   crash-safe [`nonce`] store for the §3 nonce discipline.
+//!   one-shot, streaming, batch and the Poly1305 core with any pad. The
+//!   crash-safe nonce store for the §3 nonce discipline is the
+//!   `wegman-store` crate's: this crate does no file I/O.
 //! * [`mmh`] — the MMH/NMH multilinear-modular family and its Wegman–Carter
 //!   MAC, byte-exact to the project's spec.
 //! * [`cwc`] — CWC-AES authenticated encryption (§3 of the CWC paper).
@@ -39,16 +40,6 @@ mod error;
 #[cfg(target_arch = "x86_64")]
 mod ifma44;
 pub mod mmh;
-#[cfg(not(any(wegman_nonce_legacy, wegman_broken_nonce_store)))]
-pub mod nonce;
-/// The store before the generation files (one state file replaced through
-/// the fixed temporary name `KEY.nonce.tmp`), compiled only for negative
-/// controls: `--cfg wegman_nonce_legacy` (the race harness
-/// `scripts/nonce-race` must report reuse with it) and
-/// `--cfg wegman_broken_nonce_store` (the kill and fault tests).
-#[cfg(any(wegman_nonce_legacy, wegman_broken_nonce_store))]
-#[path = "nonce_legacy.rs"]
-pub mod nonce;
 pub mod platform;
 pub mod poly1305aes;
 #[allow(unsafe_code)]

@@ -4,7 +4,7 @@
  * fault goes through the same error paths a failing disk would take.
  *
  * The calls it can fail (the four steps of an update of the state, see
- * crates/wegman/src/nonce.rs, `persist`):
+ * crates/wegman-store/src/nonce/files.rs):
  *
  *   write    write, writev, pwrite, pwrite64 on a regular file
  *   fsync    fsync, fdatasync on a regular file

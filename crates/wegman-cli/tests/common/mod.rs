@@ -17,8 +17,8 @@ pub fn printed_nonces(stdout: &[u8]) -> Vec<String> {
 }
 
 /// Build the deliberately broken store (`--cfg wegman_broken_nonce_store`:
-/// the naive in-memory counter written in place) into its own target
-/// directory; returns its `wegman`.
+/// wegman-store's `nonce_legacy.rs` as the naive in-memory counter written
+/// in place) into its own target directory; returns its `wegman`.
 pub fn broken_binary() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root.join("target"));

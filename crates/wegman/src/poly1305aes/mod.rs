@@ -11,8 +11,8 @@
 //!
 //! # Security (§3)
 //! * **Never** authenticate two different messages under one key with the
-//!   same nonce: that reveals r. Use [`crate::nonce::NonceStore`] to hand out
-//!   nonces that survive crashes.
+//!   same nonce: that reveals r. The `wegman-store` crate's `NonceStore`
+//!   hands out nonces that survive crashes (this crate does no file I/O).
 //! * r must have 22 particular bits clear; [`Key::from_bytes`] rejects an r
 //!   that does not, [`Key::from_bytes_clamped`] / [`clamp`] clear them.
 //! * k and r must be secret and uniformly random. **r = 0** is a valid key by

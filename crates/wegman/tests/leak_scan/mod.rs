@@ -1,5 +1,6 @@
 //! Does a text show any piece of a secret? Shared by the key-hygiene tests
-//! of the library (`tests/key_hygiene.rs`) and of the command line
+//! of the library (`tests/key_hygiene.rs`), of the store
+//! (`crates/wegman-store/tests/key_hygiene.rs`) and of the command line
 //! (`crates/wegman-cli/tests/key_hygiene.rs`).
 //!
 //! Every 4-byte window of the secret is looked for in the forms a program

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use wegman::nonce::{KeyBinding, NonceError, NonceStore, state_path_for_key, state_path_for_new_key};
+use wegman_store::nonce::{KeyBinding, NonceError, NonceStore, state_path_for_key, state_path_for_new_key};
 
 fn key() -> KeyBinding {
     KeyBinding::derive("poly1305aes", &[0x5a; 32])
@@ -121,7 +121,7 @@ fn corrupt_state_is_an_error() {
 fn the_fuzz_targets_byte_check_agrees_with_open() {
     // `check_state_bytes` is `open` without the file: the fuzz target
     // trusts it only as far as this holds (it checks the same on its inputs).
-    use wegman::nonce::check_state_bytes;
+    use wegman_store::nonce::check_state_bytes;
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
     NonceStore::create(&state, &key()).unwrap();
@@ -147,7 +147,7 @@ fn the_fuzz_targets_byte_check_agrees_with_open() {
 
 #[test]
 fn io_errors_stop_the_store() {
-    use wegman::nonce::testing::inject_fault;
+    use wegman_store::nonce::testing::inject_fault;
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
     NonceStore::create(&state, &key()).unwrap();

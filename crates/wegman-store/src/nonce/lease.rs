@@ -23,7 +23,7 @@ const MAGIC: &str = "wegman-nonce-lease v1";
 /// exactly one user, and drop it after use.
 ///
 /// ```
-/// use wegman::nonce::{KeyBinding, Lease, NonceStore};
+/// use wegman_store::nonce::{KeyBinding, Lease, NonceStore};
 /// let dir = std::env::temp_dir().join(format!("wegman-lease-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let state = dir.join("key.nonce");

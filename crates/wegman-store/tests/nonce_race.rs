@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use wegman::nonce::testing::{before_publish, fault_pending, inject_fault};
-use wegman::nonce::{KeyBinding, NonceStore};
+use wegman_store::nonce::testing::{before_publish, fault_pending, inject_fault};
+use wegman_store::nonce::{KeyBinding, NonceStore};
 
 fn key() -> KeyBinding {
     KeyBinding::derive("poly1305aes", &[0x3c; 32])
@@ -306,7 +306,7 @@ fn processes_racing_while_the_lock_file_is_removed_and_replaced() {
 
 #[test]
 fn leases_never_overlap_each_other_or_the_stores_nonces() {
-    use wegman::nonce::{Lease, NonceError};
+    use wegman_store::nonce::{Lease, NonceError};
     let (_dir, state) = fresh();
     let mut a = NonceStore::open(&state, &key()).unwrap().with_reserve(4);
     let mut b = NonceStore::open_unlocked_for_tests(&state, &key()).unwrap().with_reserve(3);

@@ -229,7 +229,7 @@ fn hex(b: &[u8]) -> String {
 /// copy of one key finds the same id.
 ///
 /// ```
-/// use wegman::nonce::KeyBinding;
+/// use wegman_store::nonce::KeyBinding;
 /// let a = KeyBinding::derive("poly1305aes", &[1u8; 32]);
 /// assert_eq!(a.id(), KeyBinding::derive("poly1305aes", &[1u8; 32]).id());
 /// assert_ne!(a.id(), KeyBinding::derive("poly1305aes", &[2u8; 32]).id());
@@ -318,7 +318,7 @@ pub fn nonce_bytes(counter: u128) -> [u8; 16] {
 /// Crash-safe source of unique nonces for one key.
 ///
 /// ```
-/// use wegman::nonce::{KeyBinding, NonceStore};
+/// use wegman_store::nonce::{KeyBinding, NonceStore};
 /// let dir = std::env::temp_dir().join(format!("wegman-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let state = dir.join("key.nonce");

@@ -5,12 +5,12 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use wegman::nonce::{KeyBinding, NonceStore, state_path_for_new_key};
 use wegman::poly1305aes::{KEY_BYTES, Key, clamp};
 use zeroize::Zeroizing;
 
-use crate::algs::{AnyKey, MacAlg};
-use crate::hexarg;
+use crate::algs::{AnyKey, CWC_ALGS, MacAlg};
+use crate::hex;
+use crate::nonce::{KeyBinding, NonceStore, state_path_for_new_key};
 
 const HEADER: &str = "wegman-key v1";
 
@@ -28,10 +28,6 @@ pub fn keygen(path: &Path, alg: MacAlg) -> Result<(), String> {
     // MMH keys kp || ks are two independent random AES keys (spec §2).
     write_key(path, alg.name(), &kr[..])
 }
-
-/// The key-file names of the CWC-AES keys that `keygen` makes, each with a
-/// nonce store: `cwc-aes-128`, `cwc-aes-192`, `cwc-aes-256`.
-pub const CWC_ALGS: [(&str, usize); 3] = [("cwc-aes-128", 16), ("cwc-aes-192", 24), ("cwc-aes-256", 32)];
 
 /// `wegman keygen --alg cwc-aes-N`: a random AES key and its nonce store.
 pub fn keygen_cwc(path: &Path, name: &str) -> Result<(), String> {
@@ -60,7 +56,7 @@ fn write_key(path: &Path, alg: &str, key: &[u8]) -> Result<(), String> {
     // The key line comes last: the parser finds the key without reading its digits.
     text.push_str(alg);
     text.push_str("\nkey ");
-    hexarg::encode_secret_into(key, &mut text);
+    hex::encode_secret_into(key, &mut text);
     text.push('\n');
     let mut f = OpenOptions::new()
         .write(true)
@@ -83,7 +79,9 @@ fn write_key(path: &Path, alg: &str, key: &[u8]) -> Result<(), String> {
 /// The contents of a key file: the algorithm it names (if it is in the
 /// wegman format) and the raw key bytes.
 pub struct Material {
+    /// The algorithm named, None for a bare hex key.
     pub alg: Option<String>,
+    /// The key, wiped on drop.
     pub bytes: Zeroizing<Vec<u8>>,
 }
 
@@ -96,7 +94,7 @@ pub fn read_material(path: &Path) -> Result<Material, String> {
 /// Parse a key file's bytes without ever branching on a key digit: the
 /// parser looks byte by byte only at the structure around the key (the
 /// header, blank, comment and `alg` lines, the `key ` prefix, one final
-/// newline) and hands every hex digit to [`hexarg::decode_secret`], which is
+/// newline) and hands every hex digit to [`hex::decode_secret`], which is
 /// branch-free. So the key must end the file: in the wegman format the
 /// `key` line is the last line, in a bare key file the digits are all there
 /// is (each with at most one final newline). Checked under valgrind by
@@ -108,7 +106,7 @@ pub fn parse_material(text: &[u8]) -> Result<Material, String> {
             Ok((None, all))
         })?;
     let hex = hex.strip_suffix(b"\n").unwrap_or(hex);
-    let bytes = hexarg::decode_secret("key", hex)
+    let bytes = hex::decode_secret("key", hex)
         .map_err(|e| format!("{e} (the key must end the file: hex digits only, then at most a newline)"))?;
     Ok(Material { alg, bytes })
 }
@@ -199,7 +197,7 @@ mod tests {
 
     #[test]
     fn key_files_that_parse() {
-        let want = hexarg::decode_vec("", HEX).unwrap();
+        let want = hex::decode_vec("", HEX).unwrap();
         let alg = Some("poly1305aes".to_string());
         for text in [
             format!("{HEADER}\n# secret\nalg poly1305aes\nkey {HEX}\n"),

@@ -1,4 +1,4 @@
-//! Hex arguments: exact lengths, clear errors.
+//! Hex for key files, manifests and arguments: exact lengths, clear errors.
 //!
 //! Key material is decoded by [`decode_secret`] only: RustCrypto's
 //! `base16ct`, which turns each digit into its value with arithmetic

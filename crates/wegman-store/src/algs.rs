@@ -1,10 +1,9 @@
-//! The MAC algorithms the command line knows, behind one enum each for the
-//! algorithm, the key and a running computation.
+//! Every algorithm name wegman's files use, in one place: the MAC
+//! algorithms (behind one enum each for the algorithm, the key and a
+//! running computation) and the CWC-AES key names.
 
 use std::fmt;
 
-use clap::ValueEnum;
-use clap::builder::PossibleValue;
 use wegman::cpu::Features;
 use wegman::mmh::{self, MacKey, Mmh};
 use wegman::poly1305aes::{Key, Poly1305Aes};
@@ -49,39 +48,26 @@ impl MacAlg {
         self.mmh().map_or("POLY1305-AES", mmh::Alg::label)
     }
 
+    /// The length of a tag.
     pub fn tag_bytes(self) -> usize {
         self.mmh().map_or(16, mmh::Alg::tag_bytes)
     }
 
+    /// The algorithm of a command-line or key-file name.
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|a| a.name() == name)
     }
 
+    /// The algorithm of a manifest label.
     pub fn from_label(label: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|a| a.label() == label)
     }
-
-    /// One line for `--help`.
-    fn help(self) -> &'static str {
-        match (self, self.tag_bytes()) {
-            (MacAlg::Poly1305aes, _) => "Poly1305-AES (Bernstein 2005): key = k || r; 16-byte tag",
-            (_, 4) => "MMH family: key = kp || ks; 4-byte tag (short-lived links only)",
-            (_, 8) => "MMH family: key = kp || ks; 8-byte tag",
-            (_, 12) => "MMH family: key = kp || ks; 12-byte tag",
-            _ => "MMH family: key = kp || ks; 16-byte tag",
-        }
-    }
 }
 
-impl ValueEnum for MacAlg {
-    fn value_variants<'a>() -> &'a [Self] {
-        &Self::ALL
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.name()).help(self.help()))
-    }
-}
+/// The key-file names of the CWC-AES keys that `keygen` makes, each with a
+/// nonce store, and their key lengths: `cwc-aes-128`, `cwc-aes-192`,
+/// `cwc-aes-256`.
+pub const CWC_ALGS: [(&str, usize); 3] = [("cwc-aes-128", 16), ("cwc-aes-192", 24), ("cwc-aes-256", 32)];
 
 impl fmt::Display for MacAlg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -94,6 +80,7 @@ pub enum AnyKey {
     /// The key and the features its Poly1305 runs on (detected, unless
     /// `--backend` chose).
     Poly1305Aes(Key, Features),
+    /// An MMH/NMH key.
     Mmh(Box<MacKey>),
 }
 
@@ -106,6 +93,7 @@ impl AnyKey {
         }
     }
 
+    /// The algorithm it is a key for.
     pub fn alg(&self) -> MacAlg {
         match self {
             AnyKey::Poly1305Aes(..) => MacAlg::Poly1305aes,
@@ -113,6 +101,7 @@ impl AnyKey {
         }
     }
 
+    /// A computation of the tag under `nonce`.
     pub fn start(&self, nonce: &[u8; 16]) -> AnyMac<'_> {
         match self {
             AnyKey::Poly1305Aes(k, f) => AnyMac::Poly1305Aes(Poly1305Aes::with_features(k, nonce, *f)),
@@ -125,11 +114,14 @@ impl AnyKey {
 /// between the variants does not matter).
 #[allow(clippy::large_enum_variant)]
 pub enum AnyMac<'k> {
+    /// Poly1305-AES.
     Poly1305Aes(Poly1305Aes),
+    /// An MMH/NMH algorithm.
     Mmh(Mmh<'k>),
 }
 
 impl AnyMac<'_> {
+    /// More of the message.
     pub fn update(&mut self, data: &[u8]) -> Result<(), wegman::Error> {
         match self {
             AnyMac::Poly1305Aes(m) => {
@@ -140,6 +132,7 @@ impl AnyMac<'_> {
         }
     }
 
+    /// The tag.
     pub fn finalize(self) -> Result<Vec<u8>, wegman::Error> {
         match self {
             AnyMac::Poly1305Aes(m) => Ok(m.finalize().to_vec()),

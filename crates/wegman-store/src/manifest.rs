@@ -27,25 +27,35 @@ use crate::algs::{AnyMac, MacAlg};
 
 /// One parsed file line.
 pub struct Line {
+    /// The algorithm its label names.
     pub alg: MacAlg,
     /// 1: the tag covers the content only; 2: name and content.
     pub version: u8,
+    /// The file's name, unescaped.
     pub name: String,
+    /// The nonce of its tag.
     pub nonce: [u8; 16],
+    /// The tag.
     pub tag: Vec<u8>,
 }
 
 /// A parsed seal line: the tag of every line before it.
 pub struct Seal {
+    /// The algorithm its label names.
     pub alg: MacAlg,
+    /// How many lines it covers.
     pub lines: u64,
+    /// The nonce of its tag.
     pub nonce: [u8; 16],
+    /// The tag.
     pub tag: Vec<u8>,
 }
 
 /// A manifest line of either kind.
 pub enum Entry {
+    /// A file's line.
     File(Line),
+    /// The seal line.
     Seal(Seal),
 }
 
@@ -65,6 +75,7 @@ pub struct Sealer<'k> {
 }
 
 impl<'k> Sealer<'k> {
+    /// Start the seal's MAC (a computation started with the seal's nonce).
     pub fn new(mut mac: AnyMac<'k>) -> Result<Self, wegman::Error> {
         mac.update(&[2])?;
         Ok(Sealer { mac, lines: 0 })
@@ -78,6 +89,7 @@ impl<'k> Sealer<'k> {
         Ok(())
     }
 
+    /// The lines fed so far.
     pub fn lines(&self) -> u64 {
         self.lines
     }
@@ -138,8 +150,8 @@ pub fn format(alg: MacAlg, name: &str, nonce: &[u8; 16], tag: &[u8]) -> String {
         "{}{}/2 ({esc}) nonce={} = {}",
         if escaped { "\\" } else { "" },
         alg.label(),
-        crate::hexarg::encode(nonce),
-        crate::hexarg::encode(tag)
+        crate::hex::encode(nonce),
+        crate::hex::encode(tag)
     )
 }
 
@@ -148,8 +160,8 @@ pub fn format_seal(alg: MacAlg, lines: u64, nonce: &[u8; 16], tag: &[u8]) -> Str
     format!(
         "{}/2 MANIFEST lines={lines} nonce={} = {}",
         alg.label(),
-        crate::hexarg::encode(nonce),
-        crate::hexarg::encode(tag)
+        crate::hex::encode(nonce),
+        crate::hex::encode(tag)
     )
 }
 
@@ -240,7 +252,7 @@ fn strict_hex(s: &str) -> Option<Vec<u8>> {
     if !s.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)) {
         return None;
     }
-    crate::hexarg::decode_vec("", s).ok()
+    crate::hex::decode_vec("", s).ok()
 }
 
 #[cfg(test)]

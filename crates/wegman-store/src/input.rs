@@ -5,7 +5,7 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use crate::algs::{AnyKey, AnyMac};
-use indicatif::ProgressBar;
+use crate::progress::Progress;
 
 /// Open a file, or standard input for `-`.
 pub fn open(path: &Path) -> io::Result<Box<dyn Read>> {
@@ -23,8 +23,7 @@ pub fn open_listed(path: &Path, allow_special: bool) -> io::Result<Box<dyn Read>
     #[cfg(unix)]
     let file = {
         use std::os::unix::fs::OpenOptionsExt;
-        let nonblock = rustix::fs::OFlags::NONBLOCK.bits() as i32;
-        std::fs::OpenOptions::new().read(true).custom_flags(nonblock).open(path)?
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?
     };
     #[cfg(not(unix))]
     let file = File::open(path)?;
@@ -52,7 +51,7 @@ pub fn mac<'k>(
     nonce: &[u8; 16],
     prefix: &[u8],
     path: &Path,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> io::Result<AnyMac<'k>> {
     mac_of(key, nonce, prefix, open(path)?, progress)
 }
@@ -63,7 +62,7 @@ pub fn mac_of<'k>(
     nonce: &[u8; 16],
     prefix: &[u8],
     mut input: Box<dyn Read>,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> io::Result<AnyMac<'k>> {
     let mut mac = key.start(nonce);
     mac.update(prefix).map_err(io::Error::other)?;

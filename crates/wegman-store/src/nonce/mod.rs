@@ -296,7 +296,7 @@ fn update_err(during: &'static str) -> impl FnOnce(files::StepError) -> NonceErr
 /// copy of one key finds the same id.
 ///
 /// ```
-/// use wegman::nonce::KeyBinding;
+/// use wegman_store::nonce::KeyBinding;
 /// let a = KeyBinding::derive("poly1305aes", &[1u8; 32]);
 /// assert_eq!(a.id(), KeyBinding::derive("poly1305aes", &[1u8; 32]).id());
 /// assert_ne!(a.id(), KeyBinding::derive("poly1305aes", &[2u8; 32]).id());

@@ -18,7 +18,7 @@ use super::{ADOPTING, CREATING, GIVING_BACK, KeyBinding, NonceError, io_err, non
 /// Crash-safe source of unique nonces for one key.
 ///
 /// ```
-/// use wegman::nonce::{KeyBinding, NonceStore};
+/// use wegman_store::nonce::{KeyBinding, NonceStore};
 /// let dir = std::env::temp_dir().join(format!("wegman-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let state = dir.join("key.nonce");

@@ -1,0 +1,38 @@
+//! # wegman-store — what wegman keeps in files
+//!
+//! * [`nonce`] — the nonce store of Poly1305-AES §3: a safe nonce on disk
+//!   beside the key, crash-safe, shared by every process that uses the key.
+//! * [`keyfile`] — key files (`wegman-key v1`), made with their nonce store.
+//! * [`manifest`] — manifest lines; [`tag`] and [`check`] make and verify
+//!   manifests of files ([`input`] reads them, [`parallel`] on all cores).
+//! * [`algs`] — every algorithm name these files use; [`hex`] their hex.
+//!
+//! The core crate `wegman` does the cryptography and no file I/O. The
+//! `wegman` command and the Python package both use this crate (without
+//! clap, without a progress bar: [`sink::Sink`] and [`progress::Progress`]
+//! are theirs to implement), so that a key, its nonce store and its
+//! manifests mean the same thing whichever of them wrote them.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod algs;
+pub mod check;
+pub mod hex;
+pub mod input;
+pub mod keyfile;
+pub mod manifest;
+#[cfg(not(any(wegman_nonce_legacy, wegman_broken_nonce_store)))]
+pub mod nonce;
+/// The store before the generation files (one state file replaced through
+/// the fixed temporary name `KEY.nonce.tmp`), compiled only for negative
+/// controls: `--cfg wegman_nonce_legacy` (the race harness
+/// `scripts/nonce-race` must report reuse with it) and
+/// `--cfg wegman_broken_nonce_store` (the kill and fault tests).
+#[cfg(any(wegman_nonce_legacy, wegman_broken_nonce_store))]
+#[path = "nonce_legacy.rs"]
+pub mod nonce;
+pub mod parallel;
+pub mod progress;
+pub mod sink;
+pub mod tag;

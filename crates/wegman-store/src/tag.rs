@@ -1,0 +1,76 @@
+//! The library half of `wegman tag`: a manifest of files, each tagged
+//! under the next nonce of the key's store, sealed by a last line.
+
+use std::path::PathBuf;
+
+use crate::algs::AnyKey;
+use crate::nonce::NonceStore;
+use crate::progress::Progress;
+use crate::sink::Sink;
+use crate::{input, manifest, parallel};
+
+/// A manifest line names its file in UTF-8; a name that is not cannot be
+/// checked later, so it is refused before any nonce is claimed.
+pub fn refuse_non_utf8(files: &[PathBuf]) -> Result<(), String> {
+    if let Some(bad) = files.iter().find(|f| f.to_str().is_none()) {
+        return Err(format!(
+            "{}: file name is not valid UTF-8, so a manifest line cannot name it (rename the file, or tag it as - \
+             from standard input)",
+            manifest::status_name(&bad.to_string_lossy())
+        ));
+    }
+    Ok(())
+}
+
+/// `wegman tag`'s work with the key and its open nonce store: one manifest
+/// line per file, in order, then the seal line, all to `sink`. Returns the
+/// exit status: 0, or 1 if a file could not be read (its line is left out
+/// and a warning says why). `progress` makes the display of the bytes read
+/// from their total ([`crate::progress::NoProgress`] for none).
+pub fn tag_files<P: Progress>(
+    key: &AnyKey,
+    store: &mut NonceStore,
+    files: &[PathBuf],
+    sink: &mut dyn Sink,
+    progress: impl FnOnce(u64) -> P,
+) -> Result<u8, String> {
+    refuse_non_utf8(files)?;
+    // The seal's nonce is claimed first, so that the seal can be computed
+    // as the lines are written; then the files' nonces, in file order, just
+    // before each file is read (a nonce claimed by a file that then fails to
+    // read is never used again).
+    let seal_nonce = store.next_nonce().map_err(|e| e.to_string())?;
+    let mut sealer = manifest::Sealer::new(key.start(&seal_nonce)).map_err(|e| e.to_string())?;
+    let bar = progress(files.iter().map(|f| input::size_hint(f)).sum());
+    let mut status = 0u8;
+    parallel::ordered(
+        files,
+        |_| store.next_nonce().map_err(|e| e.to_string()),
+        |path, nonce| {
+            let prefix = manifest::file_message_prefix(&path.to_string_lossy());
+            input::mac(key, nonce, &prefix, path, &bar).and_then(|m| m.finalize().map_err(std::io::Error::other))
+        },
+        |i, nonce, res| {
+            let name = files[i].to_string_lossy();
+            match res {
+                Ok(tag) => {
+                    let line = manifest::format(key.alg(), &name, &nonce, &tag);
+                    sealer.line(line.as_bytes()).map_err(|e| e.to_string())?;
+                    sink.line(&line)?;
+                }
+                Err(e) => {
+                    bar.suspend(&mut || {
+                        sink.warn(format_args!("{}: {}", manifest::status_name(&name), input::describe(&e)))
+                    });
+                    status = 1;
+                }
+            }
+            Ok::<(), String>(())
+        },
+    )?;
+    bar.finish();
+    let lines = sealer.lines();
+    let seal = sealer.finish().and_then(|m| m.finalize()).map_err(|e| e.to_string())?;
+    sink.line(&manifest::format_seal(key.alg(), lines, &seal_nonce, &seal))?;
+    Ok(status)
+}
