@@ -35,7 +35,7 @@ use wegman::cwc::{CwcKey, NONCE_BYTES};
 use wegman_store::nonce::{KeyBinding, NonceStore, state_path_for_key};
 use zeroize::Zeroizing;
 
-use wegman_store::{hex, input, keyfile};
+use wegman_store::{cwc, hex, input, keyfile};
 
 const CHUNK: usize = 1 << 16;
 
@@ -93,28 +93,17 @@ struct Inputs {
 
 fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
     let AeadAlg::Cwc = a.alg;
-    let mut store = None;
-    let bytes: Zeroizing<Vec<u8>> = match (&a.key_hex, &a.key_file) {
-        (Some(digits), None) => hex::decode_secret("key", digits.trim_ascii().as_bytes())?,
+    let (key, store) = match (&a.key_hex, &a.key_file) {
+        (Some(digits), None) => {
+            let bytes = hex::decode_secret("key", digits.trim_ascii().as_bytes())?;
+            (CwcKey::new(&bytes).map_err(|e| e.to_string())?, None)
+        }
         (None, Some(path)) => {
-            let m = keyfile::read_material(path)?;
-            match m.alg.as_deref() {
-                None | Some("cwc") => {}
-                Some(alg) => match wegman_store::algs::CWC_ALGS.iter().find(|(n, _)| *n == alg) {
-                    Some((name, len)) if m.bytes.len() == *len => {
-                        store = Some((path.clone(), KeyBinding::derive(name, &m.bytes)));
-                    }
-                    Some((name, len)) => {
-                        return Err(format!("{}: a {name} key must be {len} bytes", path.display()));
-                    }
-                    None => return Err(format!("{}: this is a {alg} key, not a CWC key", path.display())),
-                },
-            }
-            m.bytes
+            let (key, binding) = cwc::key_of(path, &keyfile::read_material(path)?)?;
+            (key, binding.map(|b| (path.clone(), b)))
         }
         _ => return Err("give exactly one of --key-hex and --key-file".into()),
     };
-    let key = CwcKey::new(&bytes).map_err(|e| e.to_string())?;
     let nonce = match (&a.nonce_hex, &store) {
         (Some(_), Some((path, _))) => {
             return Err(format!(
@@ -144,18 +133,15 @@ fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
 }
 
 /// A fresh nonce from the key's store: durable before it is returned, never
-/// handed out again (the store's counter, below 2^88 for CWC's 11 bytes).
+/// handed out again.
 fn nonce_from_store(key_file: &Path, binding: &KeyBinding) -> Result<[u8; NONCE_BYTES], String> {
     let state = state_path_for_key(key_file).map_err(|e| e.to_string())?;
     let mut store = NonceStore::open_noting_waits(&state, binding, &mut |m| crate::out::warn(format_args!("{m}")))
         .map_err(|e| e.to_string())?
         .with_reserve(1);
-    let n = store.next_nonce().map_err(|e| e.to_string())?;
+    let n = cwc::next_nonce(&mut store, key_file)?;
     store.close().map_err(|e| e.to_string())?;
-    if n[NONCE_BYTES..].iter().any(|&b| b != 0) {
-        return Err(format!("{}: the key's 2^88 CWC nonces are used up: make a new key", key_file.display()));
-    }
-    Ok(n[..NONCE_BYTES].try_into().expect("11 bytes"))
+    Ok(n)
 }
 
 /// Staging files to remove if the process is interrupted (SIGINT, SIGTERM,

@@ -164,7 +164,11 @@ pub fn read_any(path: &Path, want: Option<MacAlg>) -> Result<AnyKey, String> {
 
 /// As [`read_any`], with the binding of the key's nonce state.
 pub fn read_managed(path: &Path, want: Option<MacAlg>) -> Result<(AnyKey, KeyBinding), String> {
-    let m = read_material(path)?;
+    managed_from(path, &read_material(path)?, want)
+}
+
+/// As [`read_managed`], from the material already read from `path`.
+pub fn managed_from(path: &Path, m: &Material, want: Option<MacAlg>) -> Result<(AnyKey, KeyBinding), String> {
     let name = m.alg.as_deref().ok_or_else(|| format!("{}: not a wegman key file (no algorithm)", path.display()))?;
     let alg = MacAlg::from_name(name).ok_or_else(|| format!("{}: unsupported algorithm {name:?}", path.display()))?;
     if let Some(w) = want.filter(|w| *w != alg) {

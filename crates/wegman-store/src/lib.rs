@@ -5,6 +5,7 @@
 //! * [`keyfile`] — key files (`wegman-key v1`), made with their nonce store.
 //! * [`manifest`] — manifest lines; [`tag`] and [`check`] make and verify
 //!   manifests of files ([`input`] reads them, [`parallel`] on all cores).
+//! * [`cwc`] — CWC-AES keys in key files and their nonces from the store.
 //! * [`algs`] — every algorithm name these files use; [`hex`] their hex.
 //!
 //! The core crate `wegman` does the cryptography and no file I/O. The
@@ -18,6 +19,7 @@
 
 pub mod algs;
 pub mod check;
+pub mod cwc;
 pub mod hex;
 pub mod input;
 pub mod keyfile;
