@@ -159,6 +159,19 @@ impl RawBytes {
     pub fn as_ptr(self) -> *const u8 {
         self.ptr
     }
+
+    /// The first `N` bytes, copied (each read once), and the rest; `None`
+    /// if there are fewer than `N`.
+    pub fn split_front<const N: usize>(self) -> Option<([u8; N], RawBytes)> {
+        let rest = self.len.checked_sub(N)?;
+        let mut front = [0u8; N];
+        // SAFETY: `ptr` has `len >= N` readable bytes (the `Bytes` this came
+        // from is alive, see the type's docs); `front` is a local array of N.
+        unsafe { std::ptr::copy_nonoverlapping(self.ptr, front.as_mut_ptr(), N) };
+        // SAFETY: `N <= len`, so `ptr + N` is within (or one past) the bytes.
+        let ptr = unsafe { self.ptr.add(N) };
+        Some((front, RawBytes { ptr, len: rest }))
+    }
 }
 
 // SAFETY: a plain address and length, dereferenced (with its own safety

@@ -6,11 +6,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use wegman::cwc::{CwcKey, MAX_BYTES, NONCE_BYTES, TAG_BYTES};
 
-use crate::buf::{Bytes, maybe_detach};
+use crate::buf::{Bytes, RawBytes, maybe_detach};
 use crate::errors::{exact, to_py};
 
 /// The tag length, checked before anything is allocated.
-fn tag_len(n: usize) -> PyResult<usize> {
+pub(crate) fn tag_len(n: usize) -> PyResult<usize> {
     if (1..=TAG_BYTES).contains(&n) {
         Ok(n)
     } else {
@@ -130,18 +130,7 @@ impl Cwc {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let tag_len = self::tag_len(tag_len)?;
         let call = Call::new(nonce, data, associated_data)?;
-        let (n, p, aad) = (call.nonce(), call.data(), call.aad());
-        within_limit("message", p.len())?;
-        PyBytes::new_with(py, p.len() + tag_len, |out| {
-            maybe_detach(py, p.len().max(aad.len()), || {
-                let (body, tail) = out.split_at_mut(p.len());
-                body.copy_from_slice(p);
-                let tag = self.inner.encrypt_detached(n, aad, body, tag_len)?;
-                tail.copy_from_slice(tag.as_slice());
-                Ok(())
-            })
-            .map_err(to_py)
-        })
+        seal(py, &self.inner, call.nonce(), &[], call.data(), call.aad(), tag_len)
     }
 
     /// decrypt(nonce, data, associated_data, tag_len=16) -> bytes
@@ -174,32 +163,9 @@ impl Cwc {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let tag_len = self::tag_len(tag_len)?;
         let call = Call::new(nonce, data, associated_data)?;
-        let (n, aad) = (call.nonce(), call.aad());
         // The sealed bytes may be a bytearray or mmap that another thread
         // writes meanwhile: never a `&[u8]`, and each byte read once.
-        let sealed = call.data.raw();
-        // Shorter than a tag: INVALID (CWC-DEC), as the core says.
-        let Some(split) = sealed.len.checked_sub(tag_len) else {
-            return Err(to_py(wegman::Error::TagMismatch));
-        };
-        within_limit("ciphertext", split)?;
-        let mut tag = [0u8; TAG_BYTES];
-        // SAFETY: `sealed` is `sealed.len` readable bytes held by `call`;
-        // the tag is its last `tag_len` (split + tag_len == sealed.len), and
-        // `tag` is a local array of at least tag_len (<= 16) bytes.
-        unsafe { std::ptr::copy_nonoverlapping(sealed.ptr.add(split), tag.as_mut_ptr(), tag_len) };
-        // One pass (`wegman::cwc::RawDecryptor`); on a bad tag the new bytes
-        // object has been zeroed, and it is freed without reaching Python.
-        PyBytes::new_with(py, split, |out| {
-            maybe_detach(py, split.max(aad.len()), move || {
-                let dec = self.inner.raw_decryptor(n, aad, &tag[..tag_len])?;
-                // SAFETY: `sealed.ptr` has `split` readable bytes (held by
-                // `call` until this returns), `out` is the new object's
-                // `split` bytes, which nothing else can reach yet.
-                unsafe { dec.decrypt(sealed.as_ptr(), out.as_mut_ptr(), split) }
-            })
-            .map_err(to_py)
-        })
+        open(py, &self.inner, call.nonce(), call.data.raw(), call.aad(), tag_len)
     }
 
     /// The AES key length in bytes (16, 24 or 32).
@@ -211,6 +177,73 @@ impl Cwc {
     fn __repr__(&self) -> String {
         format!("<wegman.cwc.CWC AES-{} (key hidden)>", 8 * self.inner.key_bytes())
     }
+}
+
+/// `prefix || ciphertext || tag`: CWC-ENC of `p` under `nonce`, after
+/// `prefix` (empty for `CWC.encrypt`, the nonce for `NonceStore.seal`).
+pub(crate) fn seal<'py>(
+    py: Python<'py>,
+    key: &CwcKey,
+    nonce: &[u8; NONCE_BYTES],
+    prefix: &[u8],
+    p: &[u8],
+    aad: &[u8],
+    tag_len: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let tag_len = self::tag_len(tag_len)?;
+    within_limit("message", p.len())?;
+    within_limit("associated data", aad.len())?;
+    PyBytes::new_with(py, prefix.len() + p.len() + tag_len, |out| {
+        maybe_detach(py, p.len().max(aad.len()), || {
+            let (head, rest) = out.split_at_mut(prefix.len());
+            head.copy_from_slice(prefix);
+            let (body, tail) = rest.split_at_mut(p.len());
+            body.copy_from_slice(p);
+            let tag = key.encrypt_detached(nonce, aad, body, tag_len)?;
+            tail.copy_from_slice(tag.as_slice());
+            Ok(())
+        })
+        .map_err(to_py)
+    })
+}
+
+/// CWC-DEC of the `ciphertext || tag` at `sealed`, read through its address
+/// (another thread may write it meanwhile), each byte once: the plaintext,
+/// or `InvalidTag` and nothing (the new object is zeroed and freed).
+/// `sealed` must come from a `Bytes` that lives until this returns.
+pub(crate) fn open<'py>(
+    py: Python<'py>,
+    key: &CwcKey,
+    nonce: &[u8; NONCE_BYTES],
+    sealed: RawBytes,
+    aad: &[u8],
+    tag_len: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let tag_len = self::tag_len(tag_len)?;
+    within_limit("associated data", aad.len())?;
+    // Shorter than a tag: INVALID (CWC-DEC), as the core says.
+    let Some(split) = sealed.len.checked_sub(tag_len) else {
+        return Err(to_py(wegman::Error::TagMismatch));
+    };
+    within_limit("ciphertext", split)?;
+    let mut tag = [0u8; TAG_BYTES];
+    // SAFETY: `sealed` is `sealed.len` readable bytes, held by the caller's
+    // `Bytes` until this returns;
+    // the tag is its last `tag_len` (split + tag_len == sealed.len), and
+    // `tag` is a local array of at least tag_len (<= 16) bytes.
+    unsafe { std::ptr::copy_nonoverlapping(sealed.ptr.add(split), tag.as_mut_ptr(), tag_len) };
+    // One pass (`wegman::cwc::RawDecryptor`); on a bad tag the new bytes
+    // object has been zeroed, and it is freed without reaching Python.
+    PyBytes::new_with(py, split, |out| {
+        maybe_detach(py, split.max(aad.len()), move || {
+            let dec = key.raw_decryptor(nonce, aad, &tag[..tag_len])?;
+            // SAFETY: `sealed.ptr` has `split` readable bytes (held by the
+            // caller's `Bytes` until this returns), `out` is the new object's
+            // `split` bytes, which nothing else can reach yet.
+            unsafe { dec.decrypt(sealed.as_ptr(), out.as_mut_ptr(), split) }
+        })
+        .map_err(to_py)
+    })
 }
 
 /// The `wegman.cwc` submodule.

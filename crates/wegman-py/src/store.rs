@@ -13,12 +13,13 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockWriteGuard};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use wegman::cwc::{CwcKey, NONCE_BYTES};
 use wegman_store::algs::{AnyKey, CWC_ALGS, MacAlg};
 use wegman_store::check::{self, CheckOptions};
 use wegman_store::nonce::{DEFAULT_RESERVE, NonceStore as CoreStore, state_path_for_key};
 use wegman_store::progress::NoProgress;
 use wegman_store::sink::Sink;
-use wegman_store::{keyfile, tag};
+use wegman_store::{cwc, keyfile, tag};
 
 use crate::buf::Bytes;
 use crate::errors::NonceStoreError;
@@ -75,7 +76,9 @@ fn keygen(py: Python<'_>, path: PathBuf, alg: &str) -> PyResult<()> {
 /// The nonce store of a key file made by `keygen` or `wegman keygen`, open
 /// and locked (another process, the `wegman` command included, waits for
 /// the lock until this one is closed; opening it a second time in this
-/// process raises `NonceStoreError`). Threads may share one store: their
+/// process raises `NonceStoreError`). For a MAC key, `mac` and `tag_files`
+/// use its nonces; for a CWC key (`keygen(path, "cwc-aes-128")`), `seal`
+/// and `open`. Threads may share one store: their
 /// calls take turns (with the GIL released), and a `mac` computes its tag
 /// outside the turn. A process forked from this one (say by
 /// `multiprocessing`) that uses an inherited store reserves nonces of its
@@ -103,10 +106,42 @@ pub struct NonceStore {
     open: Mutex<Option<Box<Opened>>>,
 }
 
+/// A key file's key: a MAC key (`mac`, `tag_files`) or a CWC key (`seal`,
+/// `open`), with its algorithm's name.
+enum Keyed {
+    Mac(AnyKey),
+    Cwc(Box<CwcKey>, &'static str),
+}
+
+impl Keyed {
+    fn name(&self) -> &'static str {
+        match self {
+            Keyed::Mac(k) => k.alg().name(),
+            Keyed::Cwc(_, name) => name,
+        }
+    }
+
+    fn mac(&self) -> Result<&AnyKey, String> {
+        match self {
+            Keyed::Mac(k) => Ok(k),
+            Keyed::Cwc(_, name) => Err(format!("this is a {name} key: use seal() and open(), not a MAC")),
+        }
+    }
+
+    fn cwc(&self) -> Result<&CwcKey, String> {
+        match self {
+            Keyed::Cwc(k, _) => Ok(k),
+            Keyed::Mac(k) => {
+                Err(format!("this is a {} key, a MAC: seal() and open() need a CWC key (cwc-aes-128/192/256)", k.alg()))
+            }
+        }
+    }
+}
+
 struct Opened {
     /// Shared with the `mac` calls in flight, which compute outside the
     /// mutex; dropped (and zeroized) by `close` and the last of them.
-    key: Arc<AnyKey>,
+    key: Arc<Keyed>,
     store: CoreStore,
     /// [`FORKS`] when the store last handed out a nonce in this process.
     forks: u64,
@@ -150,6 +185,12 @@ fn _after_fork_in_child() {
 }
 
 impl NonceStore {
+    /// `ValueError` unless the key is of the kind `want` accepts (a MAC
+    /// key, a CWC key), before any nonce is taken.
+    fn kind<T>(&self, py: Python<'_>, want: fn(&Keyed) -> Result<&T, String>) -> PyResult<()> {
+        self.with_open(py, |o| want(&o.key).err())?.map_or(Ok(()), |e| Err(PyValueError::new_err(e)))
+    }
+
     /// Run `f` on the open store, in the gate, with the GIL released.
     fn with_open<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut Opened) -> T + Send) -> PyResult<T> {
         py.detach(|| {
@@ -167,13 +208,35 @@ impl NonceStore {
     }
 }
 
+/// `seal`'s and `open`'s data and associated data viewed in place, and the
+/// tag length checked, before a nonce is taken.
+fn aead_args<'a>(
+    data: &'a Bound<'_, PyAny>,
+    associated_data: Option<&'a Bound<'_, PyAny>>,
+    tag_len: usize,
+) -> PyResult<(Bytes<'a>, Option<Bytes<'a>>)> {
+    crate::cwc::tag_len(tag_len)?;
+    let aad = associated_data.map(|a| Bytes::new(a, "associated_data")).transpose()?;
+    Ok((Bytes::new(data, "data")?, aad))
+}
+
 #[pymethods]
 impl NonceStore {
     #[new]
     #[pyo3(signature = (key_path, reserve = DEFAULT_RESERVE))]
     fn new(py: Python<'_>, key_path: PathBuf, reserve: u64) -> PyResult<Self> {
         let opened = py.detach(|| -> Result<_, String> {
-            let (key, binding) = keyfile::read_managed(&key_path, None)?;
+            let m = keyfile::read_material(&key_path)?;
+            let (key, binding) = match CWC_ALGS.iter().find(|(n, _)| m.alg.as_deref() == Some(*n)) {
+                Some((name, _)) => match cwc::key_of(&key_path, &m)? {
+                    (key, Some(binding)) => (Keyed::Cwc(Box::new(key), name), binding),
+                    (_, None) => unreachable!("a {name} key file has a store"),
+                },
+                None => {
+                    let (key, binding) = keyfile::managed_from(&key_path, &m, None)?;
+                    (Keyed::Mac(key), binding)
+                }
+            };
             let state = state_path_for_key(&key_path).map_err(|e| e.to_string())?;
             let _gate = GATE.read().unwrap_or_else(PoisonError::into_inner);
             let store = CoreStore::open(&state, &binding).map_err(|e| e.to_string())?.with_reserve(reserve);
@@ -219,8 +282,10 @@ impl NonceStore {
         let d = Bytes::new(data, "data")?;
         let m = d.as_slice();
         // the nonce under the store's mutex, the MAC outside it
+        self.kind(py, Keyed::mac)?;
         let (key, nonce) = self.with_open(py, |o| (Arc::clone(&o.key), o.store.next_nonce()))?;
         let nonce = nonce.map_err(store_err)?;
+        let key = key.mac().map_err(PyValueError::new_err)?;
         let tag = py
             .detach(|| -> Result<_, String> {
                 let mut mac = key.start(&nonce);
@@ -247,9 +312,10 @@ impl NonceStore {
     /// >>> [line.split(" ")[0] for line in lines]
     /// ['POLY1305-AES/2', 'POLY1305-AES/2']
     fn tag_files(&self, py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<String>> {
+        self.kind(py, Keyed::mac)?;
         let mut out = Collected::default();
         let status = self
-            .with_open(py, |o| tag::tag_files(&o.key, &mut o.store, &paths, &mut out, |_| NoProgress))?
+            .with_open(py, |o| tag::tag_files(o.key.mac()?, &mut o.store, &paths, &mut out, |_| NoProgress))?
             .map_err(store_err)?;
         if status != 0 {
             return Err(PyOSError::new_err(out.warnings.join("\n")));
@@ -269,6 +335,80 @@ impl NonceStore {
     /// 2
     fn tag_file(&self, py: Python<'_>, path: PathBuf) -> PyResult<Vec<String>> {
         self.tag_files(py, vec![path])
+    }
+
+    /// seal(data, associated_data=None, tag_len=16) -> bytes
+    ///
+    /// CWC-AES encryption under a key made with `keygen(path, "cwc-aes-128")`
+    /// (or -192, -256) with the next nonce from this store: `nonce (11 bytes)
+    /// || ciphertext || tag`, the format `wegman seal` writes and `open` /
+    /// `wegman open` read. The nonce is durable in the store before it is
+    /// used, so it never repeats, across processes and crashes included.
+    ///
+    /// >>> import os, tempfile, wegman
+    /// >>> key = os.path.join(tempfile.mkdtemp(), "key")
+    /// >>> wegman.keygen(key, "cwc-aes-128")
+    /// >>> with wegman.NonceStore(key) as s:
+    /// ...     sealed = s.seal(b"payload", b"header")
+    /// ...     s.open(sealed, b"header")
+    /// b'payload'
+    /// >>> len(sealed) == 11 + len(b"payload") + 16
+    /// True
+    #[pyo3(signature = (data, associated_data = None, tag_len = 16))]
+    fn seal<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+        tag_len: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (p, aad) = aead_args(data, associated_data, tag_len)?;
+        let aad = aad.as_ref().map_or(&[][..], Bytes::as_slice);
+        self.kind(py, Keyed::cwc)?;
+        let key_path = &self.key_path;
+        let (key, nonce) = self.with_open(py, |o| (Arc::clone(&o.key), cwc::next_nonce(&mut o.store, key_path)))?;
+        let nonce = nonce.map_err(store_err)?;
+        let key = key.cwc().map_err(PyValueError::new_err)?;
+        crate::cwc::seal(py, key, &nonce, &nonce, p.as_slice(), aad, tag_len)
+    }
+
+    /// open(data, associated_data=None, tag_len=16) -> bytes
+    ///
+    /// The plaintext of what `seal` (or `wegman seal`) made with this key:
+    /// the nonce is read from the front of `data`. Raises
+    /// `wegman.InvalidTag`, releasing nothing, if the tag does not verify;
+    /// each byte of `data` is read once, so a thread that writes it
+    /// meanwhile can make the call fail but never return other plaintext.
+    /// Takes no nonce from the store.
+    ///
+    /// >>> import os, tempfile, wegman
+    /// >>> key = os.path.join(tempfile.mkdtemp(), "key")
+    /// >>> wegman.keygen(key, "cwc-aes-256")
+    /// >>> with wegman.NonceStore(key) as s:
+    /// ...     sealed = bytearray(s.seal(b"payload"))
+    /// ...     sealed[-1] ^= 1
+    /// ...     try:
+    /// ...         s.open(sealed)
+    /// ...     except wegman.InvalidTag:
+    /// ...         print("rejected")
+    /// rejected
+    #[pyo3(signature = (data, associated_data = None, tag_len = 16))]
+    fn open<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        associated_data: Option<&Bound<'py, PyAny>>,
+        tag_len: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (sealed, aad) = aead_args(data, associated_data, tag_len)?;
+        let aad = aad.as_ref().map_or(&[][..], Bytes::as_slice);
+        let key = self.with_open(py, |o| Arc::clone(&o.key))?;
+        let key = key.cwc().map_err(PyValueError::new_err)?;
+        // Shorter than a nonce: INVALID, like a ciphertext shorter than its tag.
+        let Some((nonce, rest)) = sealed.raw().split_front::<NONCE_BYTES>() else {
+            return Err(crate::errors::to_py(wegman::Error::TagMismatch));
+        };
+        crate::cwc::open(py, key, &nonce, rest, aad, tag_len)
     }
 
     /// close() -> None
@@ -302,7 +442,7 @@ impl NonceStore {
     /// The key file's algorithm ("poly1305aes", "mmh32", …).
     #[getter]
     fn alg(&self, py: Python<'_>) -> PyResult<&'static str> {
-        self.with_open(py, |o| o.key.alg().name())
+        self.with_open(py, |o| o.key.name())
     }
 
     /// The key file's path.

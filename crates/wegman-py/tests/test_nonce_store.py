@@ -249,3 +249,81 @@ def test_fork_while_other_threads_use_the_store(tmp_path: pathlib.Path) -> None:
     everything = [later, *in_threads, *(n for ns in per_worker for n in ns)]
     assert len(everything) == 1 + len(in_threads) + 8 * 3
     assert len(set(everything)) == len(everything), "a nonce was handed out twice"
+
+
+@pytest.mark.parametrize("alg", ["cwc-aes-128", "cwc-aes-192", "cwc-aes-256"])
+def test_cwc_seal_takes_each_nonce_from_the_store(tmp_path: pathlib.Path, alg: str) -> None:
+    from wegman.cwc import CWC
+
+    wegman.keygen(tmp_path / "key", alg)
+    key = bytes.fromhex(next(x for x in (tmp_path / "key").read_text().splitlines() if x.startswith("key "))[4:])
+    with wegman.NonceStore(tmp_path / "key", reserve=3) as store:
+        assert store.alg == alg
+        sealed = [store.seal(b"message %d" % i, b"aad", tag_len=12) for i in range(10)]
+        for i, s in enumerate(sealed):
+            assert store.open(s, b"aad", tag_len=12) == b"message %d" % i
+            # the plain CWC of the nonce at the front, byte for byte
+            assert CWC(key).encrypt(s[:11], b"message %d" % i, b"aad", tag_len=12) == s[11:]
+    nonces = [s[:11] for s in sealed]
+    assert len(set(nonces)) == 10
+    assert [int.from_bytes(n, "little") for n in nonces] == sorted(int.from_bytes(n, "little") for n in nonces)
+    # a reopened store goes on above them
+    with wegman.NonceStore(tmp_path / "key") as store:
+        assert int.from_bytes(store.seal(b"")[:11], "little") > max(int.from_bytes(n, "little") for n in nonces)
+
+
+def test_cwc_open_refuses_and_releases_nothing(tmp_path: pathlib.Path) -> None:
+    wegman.keygen(tmp_path / "key", "cwc-aes-128")
+    with wegman.NonceStore(tmp_path / "key") as store:
+        sealed = store.seal(b"secret payload", b"aad")
+        for i in range(len(sealed)):  # the nonce, the ciphertext and the tag
+            bad = bytearray(sealed)
+            bad[i] ^= 0x10
+            with pytest.raises(wegman.InvalidTag):
+                store.open(bad, b"aad")
+        with pytest.raises(wegman.InvalidTag):
+            store.open(sealed, b"other aad")
+        for short in (b"", sealed[:10], sealed[:11], sealed[:26]):
+            with pytest.raises(wegman.InvalidTag):
+                store.open(short, b"aad")
+        with pytest.raises(ValueError):
+            store.seal(b"x", tag_len=17)
+
+
+def test_a_key_kind_is_refused_before_any_nonce_is_taken(tmp_path: pathlib.Path) -> None:
+    wegman.keygen(tmp_path / "mac")
+    wegman.keygen(tmp_path / "cwc", "cwc-aes-128")
+    with wegman.NonceStore(tmp_path / "mac") as store:
+        with pytest.raises(ValueError, match="CWC key"):
+            store.seal(b"x")
+        with pytest.raises(ValueError, match="CWC key"):
+            store.open(bytes(40))
+        assert store.next_nonce() == bytes(16)  # nothing was taken
+    with wegman.NonceStore(tmp_path / "cwc") as store:
+        with pytest.raises(ValueError, match="seal"):
+            store.mac(b"x")
+        with pytest.raises(ValueError, match="seal"):
+            store.tag_files([str(tmp_path / "mac")])
+        assert store.seal(b"")[:11] == bytes(11)  # nothing was taken
+
+
+def test_cwc_seal_and_the_cli_take_turns(tmp_path: pathlib.Path) -> None:
+    wegman.keygen(tmp_path / "key", "cwc-aes-256")
+    (tmp_path / "plain").write_bytes(b"from the command line")
+    nonces = []
+    for _ in range(3):
+        with wegman.NonceStore(tmp_path / "key") as store:
+            sealed = store.seal(b"from python")
+            nonces.append(sealed[:11])
+            (tmp_path / "py.sealed").write_bytes(sealed)
+        out = subprocess.run(
+            [str(cli()), "seal", "cwc", "--key-file", "key", "plain"], cwd=tmp_path, capture_output=True, check=True
+        ).stdout
+        nonces.append(out[:11])
+        with wegman.NonceStore(tmp_path / "key") as store:
+            assert store.open(out) == b"from the command line"
+        opened = subprocess.run(
+            [str(cli()), "open", "cwc", "--key-file", "key", "py.sealed"], cwd=tmp_path, capture_output=True, check=True
+        ).stdout
+        assert opened == b"from python"
+    assert len(set(nonces)) == 6
