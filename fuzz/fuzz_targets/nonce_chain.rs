@@ -28,8 +28,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use wegman_store::nonce::{KeyBinding, NonceError, NonceStore};
 use wegman_fuzz::{Input, work_dir, write_seeds};
+use wegman_store::nonce::{KeyBinding, NonceError, NonceStore};
 
 struct World {
     dir: PathBuf,
