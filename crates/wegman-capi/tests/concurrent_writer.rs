@@ -2,19 +2,16 @@
 //! thread writes the ciphertext and tag (issue 20 item 3): each success
 //! must have written the original plaintext, each failure a zeroed output.
 //! The harness (shared with the Rust API's test) is
-//! `crates/wegman/tests/common/concurrent_writer.rs`.
+//! `wegman_testkit::concurrent_writer`.
 //!
 //! `short_run` is always on; `long_run` (>= 1000 tries, up to 64 MiB) is
 //! `#[ignore]`d: `cargo test -p wegman-capi --release --test
 //! concurrent_writer -- --ignored --nocapture`.
 
-#[path = "../../wegman/tests/common/concurrent_writer.rs"]
-mod concurrent_writer;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use concurrent_writer::{AAD, KEY, NONCE, TAG_LEN, Tally};
 use wegman_c::{wegman_cwc_decrypt, wegman_cwc_decrypt_detached};
+use wegman_testkit::concurrent_writer::{self, AAD, KEY, NONCE, TAG_LEN, Tally};
 
 /// Alternates between the detached and the combined call.
 fn decrypt(key_len: usize, c: *const u8, len: usize, out: *mut u8) -> bool {

@@ -4,7 +4,7 @@
 //! digit (on the command line and in key files), a key file for another
 //! algorithm, missing inputs, a tampered manifest — and through the
 //! successful commands; no piece of the key may appear on standard error or
-//! standard output (see `leak_scan` in the library's tests: raw, hex, byte
+//! standard output (see `wegman_testkit::leak_scan`: raw, hex, byte
 //! lists, decimal words).
 //!
 //! `WEGMAN_KEY_HYGIENE_KEYS` sets the number of keys (default 1,000; each
@@ -14,9 +14,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use rand::{Rng, SeedableRng};
-
-#[path = "../../wegman/tests/leak_scan/mod.rs"]
-mod leak_scan;
+use wegman_testkit::leak_scan;
 
 fn wegman(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wegman"))

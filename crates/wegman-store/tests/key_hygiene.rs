@@ -1,13 +1,11 @@
 //! Key hygiene of the nonce store's printable surface: the `Debug` of a
 //! key's binding (an HMAC key derived from the key) must show no piece of
-//! 1,000 random keys (see `leak_scan` in the core crate's tests: raw, hex,
+//! 1,000 random keys (see `wegman_testkit::leak_scan`: raw, hex,
 //! byte lists, decimal words).
 
 use rand::{RngCore, SeedableRng};
 use wegman_store::nonce::KeyBinding;
-
-#[path = "../../wegman/tests/leak_scan/mod.rs"]
-mod leak_scan;
+use wegman_testkit::leak_scan;
 
 const KEYS: usize = 1000;
 

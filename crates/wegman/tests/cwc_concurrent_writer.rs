@@ -3,20 +3,17 @@
 //! `decrypt_inout_detached` on an `InOutBuf::from_raw` (a `&[u8]` that
 //! changes under the reader would be undefined behaviour in Rust, so the
 //! buffer is handed over as pointers, as an mmap's would be). The harness
-//! and what it checks: `common/concurrent_writer.rs`.
+//! and what it checks: `wegman_testkit::concurrent_writer`.
 //!
 //! `short_run` is always on; `long_run` (>= 1000 tries, up to 64 MiB) is
 //! `#[ignore]`d: `cargo test -p wegman --release --test
 //! cwc_concurrent_writer -- --ignored --nocapture`.
 
-#[path = "common/concurrent_writer.rs"]
-mod concurrent_writer;
-
 use aead::array::Array;
 use aead::inout::InOutBuf;
 use aead::{AeadInOut, KeyInit};
-use concurrent_writer::{KEY, NONCE, TAG_LEN, Tally};
 use wegman::cwc::{CwcAes128, CwcAes192, CwcAes256};
+use wegman_testkit::concurrent_writer::{self, KEY, NONCE, TAG_LEN, Tally};
 
 /// `decrypt_inout_detached` of the `len` bytes at `c` (tag after them)
 /// into `out`, with the key's length chosen at run time.

@@ -17,7 +17,7 @@ use wegman::cwc::{CwcAes128, CwcAes256, CwcKey};
 use wegman::mmh::{self, Alg, MacKey, Mmh, Mmh32Mac, Mmh64x2Mac, Nmh32Mac};
 use wegman::poly1305aes::{self, ExpandedKey, Key, Poly1305, Poly1305Aes};
 
-mod leak_scan;
+use wegman_testkit::leak_scan;
 
 const KEYS: usize = 1000;
 

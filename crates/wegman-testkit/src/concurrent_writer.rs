@@ -1,9 +1,9 @@
 //! The concurrent-writer harness (issue 20 item 3): one thread decrypts a
 //! CWC-AES message while another flips bytes of its ciphertext and tag at
 //! random moments, as another process can in shared memory or a shared
-//! mmap of a file. Used by `tests/cwc_concurrent_writer.rs` (the Rust API
-//! through raw pointers) and by `wegman-capi`'s
-//! `tests/concurrent_writer.rs` (the C ABI), which includes this file.
+//! mmap of a file. Used by the core's `tests/cwc_concurrent_writer.rs` (the
+//! Rust API through raw pointers) and by `wegman-capi`'s
+//! `tests/concurrent_writer.rs` (the C ABI).
 //!
 //! After each try:
 //! * a success must have written the plaintext of a ciphertext whose tag
@@ -19,8 +19,6 @@
 //! operations, and the decryption under test reads them through a raw
 //! pointer, as C code does. Those plain reads race with the writes — which
 //! is the point: the library must withstand a writer it cannot stop.
-
-#![allow(dead_code)] // each including test uses part of it
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
@@ -69,7 +67,7 @@ impl Rng {
         Rng(seed | 1)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -78,7 +76,7 @@ impl Rng {
 
     /// Uniform in `0..n` (n > 0; the bias is irrelevant here).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
 }
 
@@ -109,7 +107,7 @@ fn spin(until: Instant, stop: &AtomicBool) -> bool {
 /// most `max_len`) under random key lengths, attacks and delays.
 pub fn run(tries: usize, max_len: usize, seed: u64, size: impl Fn(&mut Rng) -> usize, decrypt: &Decrypt) -> Tally {
     let mut rng = Rng::new(seed);
-    let pt: Vec<u8> = (0..max_len).map(|_| rng.next() as u8).collect();
+    let pt: Vec<u8> = (0..max_len).map(|_| rng.next_u64() as u8).collect();
     // AtomicU8 has the size and alignment of u8, so the decryption can
     // read the buffer as bytes through a raw pointer.
     let shared: Vec<AtomicU8> = (0..max_len + TAG_LEN).map(|_| AtomicU8::new(0)).collect();
@@ -150,8 +148,8 @@ pub fn run(tries: usize, max_len: usize, seed: u64, size: impl Fn(&mut Rng) -> u
         // flips land before it starts reading, most while it runs, some
         // after it is done.
         let span_ns = (1.3 * ns_per_byte * len as f64) as u64 + 20_000;
-        let delay = Duration::from_nanos(rng.next() % span_ns);
-        let writer_seed = rng.next();
+        let delay = Duration::from_nanos(rng.next_u64() % span_ns);
+        let writer_seed = rng.next_u64();
         let (ready, go) = (AtomicBool::new(false), AtomicBool::new(false));
         let done = AtomicBool::new(false);
         let raced = AtomicBool::new(false);
@@ -178,7 +176,7 @@ pub fn run(tries: usize, max_len: usize, seed: u64, size: impl Fn(&mut Rng) -> u
                     if !done.load(Ordering::Relaxed) {
                         raced.store(true, Ordering::Relaxed);
                     }
-                    let pause = Instant::now() + Duration::from_nanos(rng.next() % 50_000);
+                    let pause = Instant::now() + Duration::from_nanos(rng.next_u64() % 50_000);
                     let stopped = spin(pause, &done);
                     if let Attack::Blip = attack {
                         shared[at].fetch_xor(mask, Ordering::Relaxed);

@@ -1,5 +1,5 @@
 //! Does a text show any piece of a secret? Shared by the key-hygiene tests
-//! of the library (`tests/key_hygiene.rs`), of the store
+//! of the library (`crates/wegman/tests/key_hygiene.rs`), of the store
 //! (`crates/wegman-store/tests/key_hygiene.rs`) and of the command line
 //! (`crates/wegman-cli/tests/key_hygiene.rs`).
 //!
@@ -10,8 +10,6 @@
 //! the 8-byte windows as 64-bit words. Four bytes is the shortest piece worth
 //! finding: a random 4-byte window shows up by chance in an 8-hex-digit run
 //! of unrelated output with probability 2^-32 per position.
-
-#![allow(dead_code)]
 
 /// The first form in which `text` shows a piece of `secret`, if any.
 pub fn shows(text: &str, secret: &[u8]) -> Option<String> {
