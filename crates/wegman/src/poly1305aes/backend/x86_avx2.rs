@@ -437,4 +437,46 @@ mod tests {
         }
         assert!(carried >= 2, "the cases must reach the carry");
     }
+
+    /// r with every bit §2 allows set.
+    const R_MAX: [u8; 16] =
+        [0xff, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f];
+
+    /// `wipe` clears r and h. No output shows it (the one-shot path wipes
+    /// the state after its tag, `Poly1305` and `ExpandedKey` on drop), so
+    /// a wipe made a no-op was a planted bug no other test reached.
+    #[test]
+    fn wipe_clears_r_and_h() {
+        let Some(token) = crate::cpu::Features::detect().avx2() else {
+            // a capped build, or a CPU without the instructions, skips this
+            let uncapped = crate::cpu::Features::uncapped().avx2().is_some();
+            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("Avx2", uncapped));
+            return;
+        };
+        let mut st = State::new(&R_MAX, token);
+        st.blocks(&[0xff; LAZY_MIN_BYTES], 1, None);
+        assert_ne!(st.scalar.h(), [0; 3], "the vector path left something to wipe");
+        st.wipe();
+        assert_eq!((st.scalar.r(), st.scalar.h()), ((0, 0), [0; 3]));
+    }
+
+    /// Dropping `Powers` (an `ExpandedKey`'s r^1 … r^8) zeroes every limb.
+    /// No output shows it either: its drop made a no-op was a planted bug
+    /// no other test reached. Needs no AVX2 (the powers are scalar code).
+    #[test]
+    fn dropping_powers_zeroes_every_limb() {
+        let (r0, r1) =
+            (u64::from_le_bytes(R_MAX[..8].try_into().unwrap()), u64::from_le_bytes(R_MAX[8..].try_into().unwrap()));
+        let powers = Powers::new(r0, r1);
+        assert!(powers.0.iter().all(|l| l.iter().any(|&x| x != 0)), "every power has a limb to zero");
+        let mut p = core::mem::MaybeUninit::new(powers);
+        // SAFETY: `p` holds an initialised `Powers`, dropped here once (a
+        // `MaybeUninit` never drops it again).
+        unsafe { p.as_mut_ptr().drop_in_place() };
+        // SAFETY: the dropped value's memory is still `p`'s, and its limbs
+        // are plain `u64`s, valid for any bits: read through a raw pointer,
+        // with no reference to the dropped `Powers`.
+        let limbs = unsafe { (&raw const (*p.as_ptr()).0).read() };
+        assert_eq!(limbs, [[0; 5]; 8]);
+    }
 }
