@@ -164,7 +164,7 @@ fn level_name(f: Features) -> String {
         (f.aesni().is_some(), "aes-ni"),
         (f.avx2().is_some(), "avx2"),
         (f.avx512ifma().is_some(), "ifma"),
-        (f.vaes().is_some(), "vaes"),
+        (f.vaes512().is_some(), "vaes"),
     ] {
         if has {
             parts.push(name);

@@ -1,4 +1,6 @@
-//! `vpmuludq` as one instruction, for the AVX2 leaves (Poly1305, MMH).
+//! `vpmuludq` as one instruction, for the AVX2 leaves (Poly1305, MMH,
+//! CWC-HASH), and the 5×5-limb radix-2^26 product Poly1305's and CWC-HASH's
+//! AVX2 leaves share.
 //!
 //! Written as inline assembly rather than `_mm256_mul_epu32`: LLVM rewrites
 //! that intrinsic's masked form into a generic 64-bit vector multiply when it
@@ -6,7 +8,7 @@
 //! so it emitted three `vpmuludq` plus shifts per product (seen in the
 //! disassembly of the Poly1305 leaf; 1.5× slower).
 
-use core::arch::x86_64::__m256i;
+use core::arch::x86_64::*;
 
 /// The low 32 bits of each 64-bit lane of `a` and `b`, multiplied into 64.
 #[target_feature(enable = "avx2")]
@@ -21,4 +23,44 @@ pub(crate) fn mul32(a: __m256i, b: __m256i) -> __m256i {
             options(pure, nomem, nostack, preserves_flags));
     }
     r
+}
+
+/// Five limb vectors of four lanes (radix 2^26).
+pub(crate) type Limbs26 = [__m256i; 5];
+
+/// The five five-term sums of a·k modulo a prime 2^130 − c, per lane,
+/// unreduced:
+///
+/// ```text
+/// d0 = a0k0 + a1s4 + a2s3 + a3s2 + a4s1     d3 = a0k3 + a1k2 + a2k1 + a3k0 + a4s4
+/// d1 = a0k1 + a1k0 + a2s4 + a3s3 + a4s2     d4 = a0k4 + a1k3 + a2k2 + a3k1 + a4k0
+/// d2 = a0k2 + a1k1 + a2k0 + a3s4 + a4s3
+/// ```
+///
+/// where `s` holds the wrap factor times k_1 … k_4 (5·k for 2^130 − 5; 8·k
+/// for 2^127 − 1, where 2^130 ≡ 8). Each leaf states its operand bounds
+/// (every limb below 2^32, the sums below 2^64) and carries in its own way.
+#[target_feature(enable = "avx2")]
+pub(crate) fn products26(a: &Limbs26, k: &Limbs26, s: &[__m256i; 4]) -> Limbs26 {
+    let m = |x, y| mul32(x, y);
+    let add5 = |t: [__m256i; 5]| {
+        _mm256_add_epi64(_mm256_add_epi64(_mm256_add_epi64(t[0], t[1]), _mm256_add_epi64(t[2], t[3])), t[4])
+    };
+    let [a0, a1, a2, a3, a4] = *a;
+    let [k0, k1, k2, k3, k4] = *k;
+    let [s1, s2, s3, s4] = *s;
+    [
+        add5([m(a0, k0), m(a1, s4), m(a2, s3), m(a3, s2), m(a4, s1)]),
+        add5([m(a0, k1), m(a1, k0), m(a2, s4), m(a3, s3), m(a4, s2)]),
+        add5([m(a0, k2), m(a1, k1), m(a2, k0), m(a3, s4), m(a4, s3)]),
+        add5([m(a0, k3), m(a1, k2), m(a2, k1), m(a3, k0), m(a4, s4)]),
+        add5([m(a0, k4), m(a1, k3), m(a2, k2), m(a3, k1), m(a4, k0)]),
+    ]
+}
+
+/// The sum of a vector's four 64-bit lanes.
+#[target_feature(enable = "avx2")]
+pub(crate) fn hsum(v: __m256i) -> u64 {
+    let x = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    (_mm_cvtsi128_si64(x) as u64).wrapping_add(_mm_extract_epi64::<1>(x) as u64)
 }

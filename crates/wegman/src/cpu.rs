@@ -2,7 +2,7 @@
 //! instruction sets a backend may use.
 //!
 //! A SIMD backend runs only with a *proof token* in hand — [`AesNi`],
-//! [`Avx2`], [`Avx512Ifma`], [`Vaes`] — a zero-sized value that can only be obtained from
+//! [`Avx2`], [`Avx512Ifma`], [`Vaes256`], [`Vaes512`] — a zero-sized value that can only be obtained from
 //! [`Features`], and [`Features`] hands one out only after a positive
 //! run-time detection (ring's and RustCrypto `cpufeatures`' pattern). So no
 //! safe code can make a backend run on a CPU that lacks its instructions:
@@ -42,11 +42,22 @@ impl fmt::Debug for AesNi {
 /// Proof that this CPU runs VAES on 512-bit registers (AES-NI, VAES,
 /// AVX-512 F and BW): four AES blocks per instruction.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Vaes(());
+pub struct Vaes512(());
 
-impl fmt::Debug for Vaes {
+impl fmt::Debug for Vaes512 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Vaes")
+        f.write_str("Vaes512")
+    }
+}
+
+/// Proof that this CPU runs VAES on 256-bit registers in their AVX2
+/// encoding (AES-NI, SSSE3, VAES and AVX2): two AES blocks per instruction.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Vaes256(());
+
+impl fmt::Debug for Vaes256 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Vaes256")
     }
 }
 
@@ -78,7 +89,8 @@ pub struct Features {
     aesni: Option<AesNi>,
     avx2: Option<Avx2>,
     avx512ifma: Option<Avx512Ifma>,
-    vaes: Option<Vaes>,
+    vaes: Option<Vaes512>,
+    vaes256: Option<Vaes256>,
     /// Prefer the paper's §4 floating-point Poly1305 (portable code, so no
     /// token; never set by a detection).
     float64: bool,
@@ -87,7 +99,7 @@ pub struct Features {
 impl Features {
     /// No extensions: the portable backends.
     pub const fn portable() -> Self {
-        Features { aesni: None, avx2: None, avx512ifma: None, vaes: None, float64: false }
+        Features { aesni: None, avx2: None, avx512ifma: None, vaes: None, vaes256: None, float64: false }
     }
 
     /// No extensions, and Poly1305 on the paper's §4 floating-point method
@@ -129,6 +141,7 @@ impl Features {
             | u8::from(self.avx2.is_some()) << 1
             | u8::from(self.avx512ifma.is_some()) << 2
             | u8::from(self.vaes.is_some()) << 3
+            | u8::from(self.vaes256.is_some()) << 4
     }
 
     /// Only ever called on bits that [`Features::bits`] made from a detection.
@@ -137,16 +150,20 @@ impl Features {
             aesni: (bits & 1 != 0).then_some(AesNi(())),
             avx2: (bits & 2 != 0).then_some(Avx2(())),
             avx512ifma: (bits & 4 != 0).then_some(Avx512Ifma(())),
-            vaes: (bits & 8 != 0).then_some(Vaes(())),
+            vaes: (bits & 8 != 0).then_some(Vaes512(())),
+            vaes256: (bits & 16 != 0).then_some(Vaes256(())),
             float64: false,
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     fn detect_x86() -> Self {
-        let found = Self::from_cpuid(Cpuid::read());
-        let found =
-            if cfg!(wegman_backend = "avx2") { Features { avx512ifma: None, vaes: None, ..found } } else { found };
+        let found = Self::from_cpuid(Cpuid::read()).checked();
+        let found = if cfg!(wegman_backend = "avx2") {
+            Features { avx512ifma: None, vaes: None, vaes256: None, ..found }
+        } else {
+            found
+        };
         found.cap(std::env::var("WEGMAN_CPU").ok().as_deref())
     }
 
@@ -157,8 +174,8 @@ impl Features {
         match cap {
             Some("portable") => none,
             Some("aesni") => Features { aesni: self.aesni, ..none },
-            // VAES-256 has no token yet: the avx2-vaes tier runs the AVX2 one
-            Some("avx2" | "avx2-vaes") => Features { aesni: self.aesni, avx2: self.avx2, ..none },
+            Some("avx2") => Features { aesni: self.aesni, avx2: self.avx2, ..none },
+            Some("avx2-vaes") => Features { aesni: self.aesni, avx2: self.avx2, vaes256: self.vaes256, ..none },
             _ => self,
         }
     }
@@ -169,10 +186,11 @@ impl Features {
     }
 
     /// The tier these features run, as `WEGMAN_CPU` spells it: `portable`,
-    /// `aesni`, `avx2`, `ifma` (the tokens decide; `avx2-vaes` runs `avx2`).
+    /// `aesni`, `avx2`, `avx2-vaes`, `ifma` (the tokens decide).
     pub fn tier(self) -> &'static str {
         match (self.aesni.is_some(), self.avx2.is_some(), self.avx512ifma.is_some()) {
             (_, _, true) => "ifma",
+            (_, true, false) if self.vaes256.is_some() => "avx2-vaes",
             (_, true, false) => "avx2",
             (true, false, false) => "aesni",
             (false, false, false) => "portable",
@@ -189,31 +207,34 @@ impl Features {
     ///   standard library's detection checks);
     /// - [`Avx512Ifma`]: AVX-512 F, VL, IFMA and VBMI, and AVX2 (the IFMA
     ///   backends finish their tails with the AVX2 code);
-    /// - [`Vaes`]: VAES on 512-bit registers: AES-NI, SSSE3, VAES, AVX-512 F
-    ///   and BW. VAES on 256-bit registers alone (VAES + AVX2) gives no token
-    ///   yet: no leaf uses it, and such a CPU runs the AES-NI code.
+    /// - [`Vaes512`]: VAES on 512-bit registers: AES-NI, SSSE3, VAES, AVX-512 F
+    ///   and BW;
+    /// - [`Vaes256`]: VAES on 256-bit registers: AES-NI, SSSE3, VAES and AVX2
+    ///   (Zen 3, Alder Lake; and every CPU with [`Vaes512`] so far).
     #[cfg(target_arch = "x86_64")]
     fn from_cpuid(c: Cpuid) -> Self {
         let aesni = c.aes && c.ssse3;
         let ifma = c.avx2 && c.avx512f && c.avx512vl && c.avx512ifma && c.avx512vbmi;
         let vaes = aesni && c.vaes && c.avx512f && c.avx512bw;
+        let vaes256 = aesni && c.vaes && c.avx2;
         Features {
             aesni: aesni.then_some(AesNi(())),
             avx2: c.avx2.then_some(Avx2(())),
             avx512ifma: ifma.then_some(Avx512Ifma(())),
-            vaes: vaes.then_some(Vaes(())),
+            vaes: vaes.then_some(Vaes512(())),
+            vaes256: vaes256.then_some(Vaes256(())),
             float64: false,
         }
     }
 
     /// The rule's verdict on a set of flags, as booleans (`[AES-NI, AVX2,
-    /// VAES-512, AVX-512 IFMA]`), for tests of the rule on CPUs this machine
+    /// VAES-512, AVX-512 IFMA, VAES-256]`), for tests of the rule on CPUs this machine
     /// is not: a token itself can only come from a real detection.
     #[doc(hidden)]
     #[cfg(target_arch = "x86_64")]
-    pub fn rule(c: Cpuid) -> [bool; 4] {
+    pub fn rule(c: Cpuid) -> [bool; 5] {
         let f = Self::from_cpuid(c);
-        [f.aesni.is_some(), f.avx2.is_some(), f.vaes.is_some(), f.avx512ifma.is_some()]
+        [f.aesni.is_some(), f.avx2.is_some(), f.vaes.is_some(), f.avx512ifma.is_some(), f.vaes256.is_some()]
     }
 
     /// What [`Features::detect`] would give on this CPU without the
@@ -222,9 +243,34 @@ impl Features {
     /// cannot back is impossible (it only ever comes from this rule).
     pub fn uncapped() -> Self {
         #[cfg(target_arch = "x86_64")]
-        return Self::from_cpuid(Cpuid::read());
+        return Self::from_cpuid(Cpuid::read()).checked();
         #[cfg(not(target_arch = "x86_64"))]
         Self::portable()
+    }
+
+    /// These features without [`Vaes256`] if the CPU computes 256-bit
+    /// `vaesenc` wrongly: one known-answer test per detection (both lanes
+    /// against 128-bit `aesenc`). An emulator can report instructions it
+    /// gets wrong: qemu 7.2's TCG (Debian 12's `qemu-user`, which CI runs)
+    /// computes the upper lane of a 256-bit `vaesenc` wrongly, and a CPU
+    /// class test there would otherwise see wrong ciphertexts, as would a
+    /// user's program run under it.
+    #[cfg(target_arch = "x86_64")]
+    fn checked(self) -> Self {
+        match self.vaes256 {
+            Some(t) if !crate::aes::x86_vaes256::known_answer(t) => Features { vaes256: None, ..self },
+            _ => self,
+        }
+    }
+
+    /// Whether this CPU reports VAES and AVX2 but failed the 256-bit
+    /// `vaesenc` known-answer test (an emulator's bug; see the CPU-class
+    /// test), so that no [`Vaes256`] token is handed out.
+    pub fn vaes256_failed_its_check() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return Self::from_cpuid(Cpuid::read()).vaes256.is_some() && Self::uncapped().vaes256.is_none();
+        #[cfg(not(target_arch = "x86_64"))]
+        false
     }
 
     /// Whether this build or `WEGMAN_CPU` caps detection below what the CPU
@@ -249,7 +295,12 @@ impl Features {
             "this build caps detection (wegman_backend)".to_string()
         } else {
             assert!(!uncapped_has_it, "the CPU has what {token} needs, yet detect() gave no {token} token");
-            format!("the CPU lacks what {token} needs")
+            if token == "Vaes256" && Self::vaes256_failed_its_check() {
+                "the CPU reports VAES and AVX2 but failed the 256-bit vaesenc known-answer test (an emulator's bug)"
+                    .to_string()
+            } else {
+                format!("the CPU lacks what {token} needs")
+            }
         };
         #[cfg(target_arch = "x86_64")]
         let seen = Cpuid::read().to_string();
@@ -264,8 +315,13 @@ impl Features {
     }
 
     /// The VAES token, if these features include 512-bit VAES.
-    pub fn vaes(self) -> Option<Vaes> {
+    pub fn vaes512(self) -> Option<Vaes512> {
         self.vaes
+    }
+
+    /// The 256-bit VAES token, if these features include VAES and AVX2.
+    pub fn vaes256(self) -> Option<Vaes256> {
+        self.vaes256
     }
 
     /// The AVX2 token, if these features include AVX2.
@@ -289,6 +345,9 @@ impl Features {
         }
         if self.avx2.is_some() {
             levels.push(Features { aesni: self.aesni, avx2: self.avx2, ..none });
+        }
+        if self.vaes256.is_some() {
+            levels.push(Features { aesni: self.aesni, avx2: self.avx2, vaes256: self.vaes256, ..none });
         }
         if levels.last() != Some(&self) {
             levels.push(self);
@@ -386,13 +445,16 @@ mod tests {
     #[test]
     fn the_run_time_cap_only_lowers() {
         let all = Features::uncapped();
-        for (cap, tier) in [("portable", "portable"), ("aesni", "aesni"), ("avx2", "avx2"), ("avx2-vaes", "avx2")] {
+        for (cap, tier) in [("portable", "portable"), ("aesni", "aesni"), ("avx2", "avx2"), ("avx2-vaes", "avx2-vaes")]
+        {
             let f = all.cap(Some(cap));
             assert!(f.aesni().is_none() || all.aesni().is_some());
             assert!(f.avx2().is_none() || all.avx2().is_some());
-            assert!(f.avx512ifma().is_none() && f.vaes().is_none(), "{cap}");
+            assert!(f.vaes256().is_none() || all.vaes256().is_some());
+            assert!(f.vaes256().is_none() || cap == "avx2-vaes", "{cap}");
+            assert!(f.avx512ifma().is_none() && f.vaes512().is_none(), "{cap}");
             // the tier named, or lower where the CPU lacks it
-            let order = ["portable", "aesni", "avx2", "ifma"];
+            let order = ["portable", "aesni", "avx2", "avx2-vaes", "ifma"];
             let rank = |t: &str| order.iter().position(|&o| o == t).unwrap();
             assert!(rank(f.tier()) <= rank(tier), "{cap}: {}", f.tier());
         }
@@ -418,7 +480,8 @@ mod tests {
             assert!(f.aesni().is_none() || all.aesni().is_some());
             assert!(f.avx2().is_none() || all.avx2().is_some());
             assert!(f.avx512ifma().is_none() || all.avx512ifma().is_some());
-            assert!(f.vaes().is_none() || all.vaes().is_some());
+            assert!(f.vaes512().is_none() || all.vaes512().is_some());
+            assert!(f.vaes256().is_none() || all.vaes256().is_some());
         }
     }
 }

@@ -25,11 +25,14 @@
 //! ```
 
 // `unsafe` is denied everywhere but in the SIMD leaf modules
-// (`poly1305aes/backend/x86_*`) and `cwc/one_pass.rs` (raw pointers), each
+// (`x86_*` files: `aes/`, each family's `backend/`) and `cwc/one_pass.rs` (raw pointers), each
 // allowed by name where it is declared.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod aes;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod avx2_mul;

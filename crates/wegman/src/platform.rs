@@ -8,7 +8,8 @@
 //! `backend/mod.rs` then picks the best one its features allow, once per
 //! key. Today Poly1305 has AVX2 and AVX-512 IFMA backends (and the §4
 //! float64 one when asked for), the 32-bit MMH algorithms an AVX2 backend,
-//! CWC-HASH an AVX-512 IFMA backend; MMH64 runs portable code on every CPU.
+//! CWC-HASH AVX2 and AVX-512 IFMA backends; MMH64 runs portable code on CPUs
+//! without IFMA. AES runs of blocks (counter mode) come from `crate::aes`.
 
 /// The instruction-set level of the backend a key runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,7 +17,7 @@
 pub enum Platform {
     /// Portable Rust with 64-bit limbs; runs everywhere, contains no `unsafe`.
     Portable,
-    /// AVX2: four 64-bit lanes of 26-bit limbs (Poly1305); four 32×32→64-bit
+    /// AVX2: four 64-bit lanes of 26-bit limbs (Poly1305, CWC-HASH); four 32×32→64-bit
     /// products per instruction (MMH32, its Toeplitz variants, NMH32).
     Avx2,
     /// AVX-512 IFMA: eight 64-bit lanes of 44-bit limbs, 52-bit multiply-adds

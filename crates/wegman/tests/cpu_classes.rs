@@ -60,14 +60,16 @@ fn expected(class: Class) -> Backends {
         cwc_hash: "portable",
         cwc_ctr: "aes-crate",
     };
-    let aesni = Backends { aes_pad: "aesni-fused", batch_pads: "aesni-fused", ..portable };
-    let avx2 = Backends { poly1305: "avx2", mmh32: "avx2", ..aesni };
+    let aesni = Backends { aes_pad: "aesni-fused", batch_pads: "aesni-fused", cwc_ctr: "aesni", ..portable };
+    let avx2 = Backends { poly1305: "avx2", mmh32: "avx2", cwc_hash: "avx2", ..aesni };
     match class {
         Class::Portable => portable,
         Class::AesNi => aesni,
         Class::Avx2 => avx2,
-        // VAES-256 has no leaf yet: the AVX2 backends, AES-NI pads.
-        Class::Avx2Vaes256 => avx2,
+        // qemu 7.2 reports VAES but computes 256-bit vaesenc wrongly: its
+        // known-answer test fails and the AES-NI leaf runs instead
+        Class::Avx2Vaes256 if Features::vaes256_failed_its_check() => avx2,
+        Class::Avx2Vaes256 => Backends { cwc_ctr: "vaes256", ..avx2 },
         Class::Ifma => Backends {
             poly1305: "ifma",
             batch_pads: "vaes512",
@@ -92,10 +94,10 @@ fn capped(class: Class) -> Class {
     let run = match std::env::var("WEGMAN_CPU").as_deref() {
         Ok("portable") => Class::Portable,
         Ok("aesni") => Class::AesNi,
-        Ok("avx2" | "avx2-vaes") => Class::Avx2,
+        Ok("avx2") => Class::Avx2,
+        Ok("avx2-vaes") => Class::Avx2Vaes256,
         _ => Class::Ifma,
     };
-    // Avx2Vaes256 capped at avx2 runs the same row as Avx2
     class.min(build).min(run)
 }
 
@@ -117,6 +119,9 @@ fn each_class_runs_the_backends_of_the_table() {
     let class = classify(cpu);
     eprintln!("CPU reports: {cpu}");
     eprintln!("class: {class:?}; tier: {}; backends: {got}", Features::detect().tier());
+    if Features::vaes256_failed_its_check() {
+        eprintln!("VAES-256 failed its known-answer test here (qemu 7.2's TCG does): its leaf is not used");
+    }
     if let Ok(model) = std::env::var("WEGMAN_EXPECT_CPU") {
         assert_eq!(class, Some(model_class(&model)), "qemu model {model} presented flags {cpu}");
     }
@@ -143,14 +148,19 @@ fn tokens_follow_the_flags_they_need() {
     let zen3 = Cpuid { vaes: true, vpclmulqdq: true, ..haswell };
     let zen4 = Cpuid { avx512f: true, avx512vl: true, avx512bw: true, avx512ifma: true, avx512vbmi: true, ..zen3 };
     let tokens = |c: Cpuid| {
-        let [aesni, avx2, vaes, ifma] = Features::rule(c);
+        let [aesni, avx2, vaes, ifma, vaes256] = Features::rule(c);
+        assert!(!vaes256 || (aesni && avx2 && c.vaes), "256-bit VAES needs AES-NI, AVX2 and VAES: {c}");
         (aesni, avx2, vaes, ifma)
     };
+    let vaes256 = |c: Cpuid| Features::rule(c)[4];
     assert_eq!(tokens(none), (false, false, false, false));
     assert_eq!(tokens(westmere), (true, false, false, false));
     assert_eq!(tokens(haswell), (true, true, false, false));
     assert_eq!(tokens(zen3), (true, true, false, false), "VAES without AVX-512 gives no 512-bit VAES token");
     assert_eq!(tokens(zen4), (true, true, true, true));
+    assert_eq!([none, westmere, haswell, zen3, zen4].map(vaes256), [false, false, false, true, true]);
+    // VAES reported without AVX2, or without AES-NI: no 256-bit VAES token.
+    assert!(!vaes256(Cpuid { avx2: false, ..zen3 }) && !vaes256(Cpuid { aes: false, ..zen3 }));
     // AVX2 without AES-NI (some virtual machines hide AES-NI).
     assert_eq!(tokens(Cpuid { aes: false, ..haswell }), (false, true, false, false));
     // AES without SSSE3 gives no AES-NI token (the leaves use pshufb).
@@ -179,6 +189,7 @@ fn every_lower_level_runs_its_row() {
     for f in Features::detect().every_level() {
         let level = match (f.aesni().is_some(), f.avx2().is_some(), f.avx512ifma().is_some()) {
             (_, _, true) => class,
+            (true, true, false) if f.vaes256().is_some() => Class::Avx2Vaes256,
             (true, true, false) => Class::Avx2,
             (true, false, false) => Class::AesNi,
             (false, false, false) => Class::Portable,

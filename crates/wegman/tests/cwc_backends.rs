@@ -1,6 +1,6 @@
 //! Every CWC-HASH backend this CPU has (`Features::every_level`) against the
 //! reference model through the whole AEAD: runs of every length around the
-//! IFMA backend's 192-byte threshold and 96-byte step, in associated data
+//! IFMA and AVX2 backends' 192-byte threshold and their 96- and 48-byte steps, in associated data
 //! and in the message, all-0xff data, long messages, and streaming splits.
 //! Each key checks its backend's label.
 
@@ -13,7 +13,13 @@ use wegman::platform::Platform;
 use wegman_ref::cwc as reference;
 
 fn expected(features: Features) -> Platform {
-    if features.avx512ifma().is_some() { Platform::Avx512Ifma } else { Platform::Portable }
+    if features.avx512ifma().is_some() {
+        Platform::Avx512Ifma
+    } else if features.avx2().is_some() {
+        Platform::Avx2
+    } else {
+        Platform::Portable
+    }
 }
 
 #[test]
@@ -27,10 +33,10 @@ fn every_backend_at_run_lengths_around_its_thresholds() {
             let key = CwcKey::with_features(&k, features).unwrap();
             assert_eq!(key.platform(), expected(features));
             let n: [u8; 11] = rng.random();
-            // message lengths across 150..260 and 700..900 (every one) and multiples of 96 +- 1
+            // message lengths across 150..260 and 700..900 (every one) and multiples of 48 +- 1
             let lens: Vec<usize> =
-                (150..260).chain(700..900).chain((1..40).flat_map(|g| [96 * g - 1, 96 * g, 96 * g + 1])).collect();
-            for &len in lens.iter().filter(|&&n| common::keep(n, 0, &[12, 16, 96])) {
+                (150..260).chain(700..900).chain((1..80).flat_map(|g| [48 * g - 1, 48 * g, 48 * g + 1])).collect();
+            for &len in lens.iter().filter(|&&n| common::keep(n, 0, &[12, 16, 48, 96])) {
                 let fill = round == 0 || len % 7 == 0;
                 let m: Vec<u8> = (0..len).map(|_| if fill { 0xff } else { rng.random() }).collect();
                 let a: Vec<u8> =

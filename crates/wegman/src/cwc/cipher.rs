@@ -6,7 +6,8 @@ use cipher::{Array, BlockCipherEncrypt, KeyInit};
 use crate::error::Error;
 
 /// BC_K: the `aes` crate's AES-128/192/256 for single blocks and short
-/// runs, and with VAES a wide counter-mode leaf for long runs.
+/// runs, and with AES-NI the AES layer's counter mode (AES-NI, VAES-256 or
+/// VAES-512) for long runs.
 #[derive(Clone)]
 pub(crate) struct Cipher {
     aes: Aes,
@@ -22,18 +23,18 @@ enum Aes {
     Aes256(Aes256Enc),
 }
 
-/// The VAES counter mode's round keys, expanded the first time a long run
-/// arrives (a key that only sees short messages never pays for them), so
-/// the key bytes are kept until then; both are wiped on drop.
+/// The counter-mode leaf and its round keys, expanded the first time a long
+/// run arrives (a key that only sees short messages never pays for them),
+/// so the key bytes are kept until then; both are wiped on drop.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone)]
 struct Wide {
-    token: crate::cpu::Vaes,
+    leaf: crate::aes::CtrLeaf,
     /// The AES key in its first `Cipher::key_bytes()` bytes (inline: no
     /// heap copy to wipe).
     key: [u8; 32],
     /// Boxed: a key that never needs them carries (and moves) 8 bytes, not 240.
-    keys: std::sync::OnceLock<Box<super::backend::x86_vaes::RoundKeys>>,
+    keys: std::sync::OnceLock<Box<crate::aes::RoundKeys>>,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -61,8 +62,8 @@ impl Cipher {
             got => return Err(Error::UnsupportedKeyLength { what: "CWC-AES", got, allowed: "16, 24 or 32" }),
         };
         #[cfg(target_arch = "x86_64")]
-        let wide = features.vaes().map(|token| {
-            let mut w = Wide { token, key: [0; 32], keys: std::sync::OnceLock::new() };
+        let wide = crate::aes::CtrLeaf::best(features).map(|leaf| {
+            let mut w = Wide { leaf, key: [0; 32], keys: std::sync::OnceLock::new() };
             w.key[..key.len()].copy_from_slice(key);
             w
         });
@@ -76,14 +77,13 @@ impl Cipher {
     }
 
     /// Start loading the AES schedule and, if a run of `len` bytes will use
-    /// them, the VAES round keys (a key among many is not in cache).
+    /// them, the counter mode's round keys (a key among many is not in cache).
     #[inline]
     pub(crate) fn prefetch_for(&self, len: usize) {
         #[cfg(target_arch = "x86_64")]
         if let Some(w) = &self.wide {
-            use super::backend::x86_vaes;
             crate::prefetch::lines(&self.aes);
-            if len >= x86_vaes::MIN_BYTES
+            if len >= w.leaf.min_bytes()
                 && let Some(k) = w.keys.get()
             {
                 crate::prefetch::lines(&**k);
@@ -92,12 +92,12 @@ impl Cipher {
         let _ = len;
     }
 
-    /// The code that runs counter mode for long runs: the VAES leaf, or
-    /// the `aes` crate (its own AES-NI or bitsliced code).
+    /// The code that runs counter mode for long runs: a leaf of the AES
+    /// layer, or the `aes` crate (its bitsliced code without AES-NI).
     pub(crate) fn ctr_name(&self) -> &'static str {
         #[cfg(target_arch = "x86_64")]
-        if self.wide.is_some() {
-            return "vaes512";
+        if let Some(w) = &self.wide {
+            return w.leaf.name();
         }
         "aes-crate"
     }
@@ -130,19 +130,21 @@ impl Cipher {
         }
     }
 
-    /// With VAES and a long enough run: XOR the keystream blocks `first`,
-    /// `first + 1`, … into the whole blocks at the start of `data`; returns
-    /// how many bytes it did (0 when the `aes` crate should do them).
+    /// With a counter-mode leaf and a long enough run: XOR the keystream
+    /// blocks `first`, `first + 1`, … into the whole blocks at the start of
+    /// `data`; returns how many bytes it did (0 when the `aes` crate should
+    /// do them).
     fn wide(&self, nonce: &[u8; 11], first: u64, data: &mut [u8]) -> usize {
         #[cfg(target_arch = "x86_64")]
         if let Some(w) = &self.wide {
-            use super::backend::x86_vaes;
             let n = data.len() & !15;
-            if n >= x86_vaes::MIN_BYTES {
-                let keys =
-                    w.keys.get_or_init(|| Box::new(x86_vaes::RoundKeys::new(w.token, &w.key[..self.key_bytes()])));
+            if n >= w.leaf.min_bytes() {
+                let keys = w.keys.get_or_init(|| Box::new(w.leaf.schedule(&w.key[..self.key_bytes()])));
                 let first = u32::try_from(first).expect("the mode's limit keeps counters below 2^32");
-                x86_vaes::apply(w.token, keys, nonce, first, &mut data[..n]);
+                let mut prefix = [0u8; 12];
+                prefix[0] = 0x80;
+                prefix[1..].copy_from_slice(nonce);
+                w.leaf.apply(keys, &prefix, first, &mut data[..n]);
                 return n;
             }
         }

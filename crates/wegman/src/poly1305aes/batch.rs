@@ -61,7 +61,7 @@ fn chunk_tags(chunk: &[Item<'_>], features: Features, out: &mut [[u8; TAG_BYTES]
 /// returns how many items it did (0 if none qualify).
 fn short_run(items: &[Item<'_>], features: Features, tags: &mut [[u8; TAG_BYTES]]) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if let Some(token) = features.vaes().filter(|_| !features.prefers_float64()) {
+    if let Some(token) = features.vaes512().filter(|_| !features.prefers_float64()) {
         let n = items.iter().take_while(|i| i.message.len() <= 16).count() & !(LANES - 1);
         if n > 0 {
             super::backend::x86_vaes::short_tags(token, &items[..n], &mut tags[..n]);
@@ -102,7 +102,7 @@ fn lanes(chunk: &[Item<'_>], features: Features, pads: &[[u8; 16]; LANES], out: 
 /// The backends a batch runs on with `features`: (the pads of a chunk of
 /// eight, the polynomials of eight equal-length messages), as labels.
 pub(crate) fn backend_names(features: Features) -> (&'static str, &'static str) {
-    let pads = if features.vaes().is_some() { "vaes512" } else { PadEngine::pick(features).name() };
+    let pads = if features.vaes512().is_some() { "vaes512" } else { PadEngine::pick(features).name() };
     let lanes = if features.avx512ifma().is_some() { "ifma-lanes" } else { "per-item" };
     (pads, lanes)
 }
@@ -110,7 +110,7 @@ pub(crate) fn backend_names(features: Features) -> (&'static str, &'static str) 
 /// AES_k(n) of each item of `chunk` into `pads`.
 fn pads_of(chunk: &[Item<'_>], features: Features, pads: &mut [[u8; 16]; LANES]) {
     #[cfg(target_arch = "x86_64")]
-    if let (Some(token), LANES) = (features.vaes(), chunk.len()) {
+    if let (Some(token), LANES) = (features.vaes512(), chunk.len()) {
         let mut k = [[0u8; 16]; LANES];
         let mut n = [[0u8; 16]; LANES];
         for (i, item) in chunk.iter().enumerate() {

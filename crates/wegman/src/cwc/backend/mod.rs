@@ -10,16 +10,20 @@
 //!   least 192 bytes (two groups of eight coefficients); shorter runs and
 //!   the rest of a run go portable.
 //!
-//! - `x86_vaes.rs`: not a hash backend but CWC-CTR's keystream with VAES for
-//!   long runs of whole blocks (`cipher.rs` asks it first).
+//! - `x86_avx2.rs`: two sets of four lanes of radix-2^26 limbs for runs of
+//!   at least 192 bytes, on CPUs with AVX2 but no IFMA; the rest of a run
+//!   goes portable.
+//!
+//! CWC-CTR's keystream for long runs of whole blocks comes from the AES
+//! layer (`crate::aes`: AES-NI, VAES-256 or VAES-512; `cipher.rs` asks it).
 
 pub(crate) mod soft;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-mod x86_avx512ifma;
+mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-pub(crate) mod x86_vaes;
+mod x86_avx512ifma;
 
 use crate::cpu::Features;
 use crate::platform::Platform;
@@ -36,6 +40,9 @@ pub(crate) enum HashKey {
     /// Boxed (wiped by their own drop before the memory is freed), so a key
     /// moved around by value stays small.
     Ifma(soft::Powers, std::sync::OnceLock<Box<x86_avx512ifma::Powers>>, crate::cpu::Avx512Ifma),
+    #[cfg(target_arch = "x86_64")]
+    /// As `Ifma`, with four lanes of 26-bit limbs (Kh^1 … Kh^8).
+    Avx2(soft::Powers, std::sync::OnceLock<Box<x86_avx2::Powers>>, crate::cpu::Avx2),
 }
 
 impl HashKey {
@@ -45,6 +52,10 @@ impl HashKey {
         #[cfg(target_arch = "x86_64")]
         if let Some(token) = features.avx512ifma() {
             return HashKey::Ifma(p, std::sync::OnceLock::new(), token);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(token) = features.avx2() {
+            return HashKey::Avx2(p, std::sync::OnceLock::new(), token);
         }
         let _ = features;
         HashKey::Portable(p)
@@ -60,6 +71,13 @@ impl HashKey {
         {
             crate::prefetch::lines(&**p);
         }
+        #[cfg(target_arch = "x86_64")]
+        if let HashKey::Avx2(_, lanes, _) = self
+            && len >= x86_avx2::MIN_BYTES
+            && let Some(p) = lanes.get()
+        {
+            crate::prefetch::lines(&**p);
+        }
         let _ = len;
     }
 
@@ -69,6 +87,8 @@ impl HashKey {
             HashKey::Portable(_) => Platform::Portable,
             #[cfg(target_arch = "x86_64")]
             HashKey::Ifma(..) => Platform::Avx512Ifma,
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Avx2(..) => Platform::Avx2,
         }
     }
 
@@ -87,6 +107,15 @@ impl HashKey {
                 let lanes = lanes.get_or_init(|| Box::new(x86_avx512ifma::Powers::new(p)));
                 p.absorb(x86_avx512ifma::absorb(*token, lanes, r, run), rest)
             }
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Avx2(p, lanes, token) => {
+                if data.len() < x86_avx2::MIN_BYTES {
+                    return p.absorb(r, data);
+                }
+                let (run, rest) = data.split_at(data.len() - data.len() % 48);
+                let lanes = lanes.get_or_init(|| Box::new(x86_avx2::Powers::new(p)));
+                p.absorb(x86_avx2::absorb(*token, lanes, r, run), rest)
+            }
         }
     }
 
@@ -97,6 +126,11 @@ impl HashKey {
             HashKey::Ifma(p, lanes, ..) => {
                 p.wipe();
                 // Dropping the lane powers wipes them.
+                drop(lanes.take());
+            }
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Avx2(p, lanes, ..) => {
+                p.wipe();
                 drop(lanes.take());
             }
         }

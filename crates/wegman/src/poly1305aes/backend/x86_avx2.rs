@@ -52,7 +52,7 @@
 use core::arch::x86_64::*;
 
 use super::soft;
-use crate::avx2_mul::mul32;
+use crate::avx2_mul::{Limbs26 as Limbs, hsum, mul32, products26 as mul};
 use crate::cpu::Avx2;
 
 /// With precomputed powers, inputs shorter than this go through the
@@ -191,9 +191,6 @@ fn to_radix64(sums: [u64; 5]) -> [u64; 3] {
     [v as u64, (v >> 64) as u64, (d[4] >> 24) + u64::from(carry)]
 }
 
-/// Five limb vectors of four lanes.
-type Limbs = [__m256i; 5];
-
 #[target_feature(enable = "avx2")]
 fn splat(x: u64) -> __m256i {
     _mm256_set1_epi64x(x as i64)
@@ -224,26 +221,6 @@ fn load(group: &[u8], hibit: __m256i) -> Limbs {
     ]
 }
 
-/// d = a·r per lane, unreduced (see the bounds in the module docs); `s`
-/// holds 5·r_1 … 5·r_4.
-#[target_feature(enable = "avx2")]
-fn mul(a: &Limbs, r: &Limbs, s: &[__m256i; 4]) -> Limbs {
-    let m = |x, y| mul32(x, y);
-    let add5 = |t: [__m256i; 5]| {
-        _mm256_add_epi64(_mm256_add_epi64(_mm256_add_epi64(t[0], t[1]), _mm256_add_epi64(t[2], t[3])), t[4])
-    };
-    let [a0, a1, a2, a3, a4] = *a;
-    let [r0, r1, r2, r3, r4] = *r;
-    let [s1, s2, s3, s4] = *s;
-    [
-        add5([m(a0, r0), m(a1, s4), m(a2, s3), m(a3, s2), m(a4, s1)]),
-        add5([m(a0, r1), m(a1, r0), m(a2, s4), m(a3, s3), m(a4, s2)]),
-        add5([m(a0, r2), m(a1, r1), m(a2, r0), m(a3, s4), m(a4, s3)]),
-        add5([m(a0, r3), m(a1, r2), m(a2, r1), m(a3, r0), m(a4, s4)]),
-        add5([m(a0, r4), m(a1, r3), m(a2, r2), m(a3, r1), m(a4, r0)]),
-    ]
-}
-
 /// One lazy carry step per lane: two interleaved chains.
 #[target_feature(enable = "avx2")]
 fn carry(d: Limbs) -> Limbs {
@@ -271,13 +248,6 @@ fn carry(d: Limbs) -> Limbs {
     d3 = _mm256_and_si256(d3, m);
     d4 = _mm256_add_epi64(d4, c);
     [d0, d1, d2, d3, d4]
-}
-
-/// The sum of a vector's four 64-bit lanes.
-#[target_feature(enable = "avx2")]
-fn hsum(v: __m256i) -> u64 {
-    let x = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
-    (_mm_cvtsi128_si64(x) as u64).wrapping_add(_mm_extract_epi64::<1>(x) as u64)
 }
 
 /// h' for `blocks` (a non-empty multiple of 64 bytes) starting from `h`.

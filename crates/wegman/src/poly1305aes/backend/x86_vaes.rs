@@ -10,11 +10,11 @@
 use core::arch::x86_64::*;
 
 use super::super::batch::Item;
-use crate::cpu::Vaes;
+use crate::cpu::Vaes512;
 
 /// AES-128_{k[i]}(n[i]) for i in 0..8.
-pub(crate) fn pads8(token: Vaes, k: &[[u8; 16]; 8], n: &[[u8; 16]; 8]) -> [[u8; 16]; 8] {
-    // SAFETY: `token` is a `Vaes`, which `crate::cpu` hands out only after
+pub(crate) fn pads8(token: Vaes512, k: &[[u8; 16]; 8], n: &[[u8; 16]; 8]) -> [[u8; 16]; 8] {
+    // SAFETY: `token` is a `Vaes512`, which `crate::cpu` hands out only after
     // detecting AES-NI, VAES, AVX-512 F and BW on this CPU.
     unsafe { encrypt8(token, k, n) }
 }
@@ -51,7 +51,7 @@ fn encrypt4x2(mut ka: __m512i, mut kb: __m512i, na: __m512i, nb: __m512i) -> (__
 }
 
 #[target_feature(enable = "avx512f,avx512bw,vaes,aes")]
-fn encrypt8(_proof: Vaes, k: &[[u8; 16]; 8], n: &[[u8; 16]; 8]) -> [[u8; 16]; 8] {
+fn encrypt8(_proof: Vaes512, k: &[[u8; 16]; 8], n: &[[u8; 16]; 8]) -> [[u8; 16]; 8] {
     let (kp, np) = (k.as_ptr().cast::<u8>(), n.as_ptr().cast::<u8>());
     // SAFETY: `k` and `n` are 128 contiguous readable bytes each: two
     // unaligned 64-byte loads from each.
@@ -82,10 +82,10 @@ fn encrypt8(_proof: Vaes, k: &[[u8; 16]; 8], n: &[[u8; 16]; 8]) -> [[u8; 16]; 8]
 /// scalar code between the AES rounds of the next eight, so the vector and
 /// integer units work at once. The pads pass through one 128-byte aligned
 /// stack buffer, wiped at the end with two stores.
-pub(crate) fn short_tags(token: Vaes, items: &[Item<'_>], out: &mut [[u8; 16]]) {
+pub(crate) fn short_tags(token: Vaes512, items: &[Item<'_>], out: &mut [[u8; 16]]) {
     assert!(items.len().is_multiple_of(8) && items.len() == out.len());
     debug_assert!(items.iter().all(|i| i.message.len() <= 16));
-    // SAFETY: `token` is a `Vaes`, which `crate::cpu` hands out only after
+    // SAFETY: `token` is a `Vaes512`, which `crate::cpu` hands out only after
     // detecting AES-NI, VAES, AVX-512 F and BW on this CPU.
     unsafe { short_run(token, items, out) }
 }
@@ -112,7 +112,7 @@ fn tag(item: &Item<'_>, s: &[u8; 16], out: &mut [u8; 16]) {
 }
 
 #[target_feature(enable = "avx512f,avx512bw,vaes,aes")]
-fn short_run(_proof: Vaes, items: &[Item<'_>], out: &mut [[u8; 16]]) {
+fn short_run(_proof: Vaes512, items: &[Item<'_>], out: &mut [[u8; 16]]) {
     let mut pads = Pads([[0u8; 16]; 8]);
     let pp = pads.0.as_mut_ptr().cast::<__m512i>();
     // The chunk whose pads are in `pads` and whose tags are still to come.
@@ -165,10 +165,10 @@ mod tests {
 
     #[test]
     fn equals_the_aes_crate() {
-        let Some(token) = crate::cpu::Features::detect().vaes() else {
+        let Some(token) = crate::cpu::Features::detect().vaes512() else {
             // a capped build, or a CPU without the instructions, skips this
-            let uncapped = crate::cpu::Features::uncapped().vaes().is_some();
-            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("Vaes", uncapped));
+            let uncapped = crate::cpu::Features::uncapped().vaes512().is_some();
+            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("Vaes512", uncapped));
             return;
         };
         let mut x = 0x9e37_79b9_7f4a_7c15u64;

@@ -1,0 +1,108 @@
+//! Counter mode with AES-NI: eight blocks in flight (128 bytes per step),
+//! for long runs of whole blocks on CPUs without VAES. Counter blocks as
+//! in `x86_vaes512.rs`: `P || i`, i big-endian in the last four bytes, kept
+//! little-endian in the top dword and turned into the block by one
+//! `pshufb` (SSSE3); the caller keeps i below 2^32.
+//!
+//! Constant time: the keys and keystream go through AES instructions and
+//! XORs only; the branches are on lengths.
+
+use core::arch::x86_64::*;
+
+use zeroize::Zeroize;
+
+use super::x86_schedule::RoundKeys;
+use crate::cpu::AesNi;
+
+/// Runs of whole blocks shorter than this stay with the caller's AES.
+pub(crate) const MIN_BYTES: usize = 128;
+
+/// XOR the keystream blocks `first`, `first + 1`, … of `prefix` into
+/// `data` (a multiple of 16 bytes; `first + data.len() / 16` at most 2^32).
+pub(crate) fn apply(token: AesNi, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &mut [u8]) {
+    assert!(data.len().is_multiple_of(16));
+    assert!(u64::from(first) + (data.len() / 16) as u64 <= 1 << 32);
+    // SAFETY: `token` is an `AesNi`, which `crate::cpu` hands out only
+    // after detecting AES-NI and SSSE3 on this CPU.
+    unsafe { ctr(token, keys, prefix, first, data) }
+}
+
+/// AES of `N` blocks under the round keys `rk[..=rounds]`.
+#[target_feature(enable = "aes,ssse3")]
+#[inline]
+fn encrypt<const N: usize>(mut b: [__m128i; N], rk: &[__m128i; 15], rounds: usize) -> [__m128i; N] {
+    for x in b.iter_mut() {
+        *x = _mm_xor_si128(*x, rk[0]);
+    }
+    for k in &rk[1..rounds] {
+        for x in b.iter_mut() {
+            *x = _mm_aesenc_si128(*x, *k);
+        }
+    }
+    for x in b.iter_mut() {
+        *x = _mm_aesenclast_si128(*x, rk[rounds]);
+    }
+    b
+}
+
+/// Load 16 bytes, XOR them with `ks`, store them back.
+#[target_feature(enable = "aes,ssse3")]
+#[inline]
+fn xor16(chunk: &mut [u8], ks: __m128i) {
+    assert!(chunk.len() == 16);
+    let p = chunk.as_mut_ptr().cast::<__m128i>();
+    // SAFETY: `chunk` is 16 writable bytes: one unaligned load and store.
+    unsafe { _mm_storeu_si128(p, _mm_xor_si128(_mm_loadu_si128(p), ks)) }
+}
+
+#[target_feature(enable = "aes,ssse3")]
+fn ctr(_proof: AesNi, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &mut [u8]) {
+    let mut rk = [_mm_setzero_si128(); 15];
+    for (v, k) in rk.iter_mut().zip(&keys.rk[..=keys.rounds]) {
+        // SAFETY: `k` is 16 readable bytes: one unaligned 16-byte load.
+        *v = unsafe { _mm_loadu_si128(k.as_ptr().cast()) };
+    }
+    let mut t = [0u8; 16];
+    t[..12].copy_from_slice(prefix);
+    // SAFETY: `t` is 16 readable bytes.
+    let template = unsafe { _mm_loadu_si128(t.as_ptr().cast()) };
+    let mut ctr = _mm_add_epi32(template, _mm_set_epi32(first as i32, 0, 0, 0));
+    let one = _mm_set_epi32(1, 0, 0, 0);
+    let swap = _mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    let mut next = || {
+        let b = _mm_shuffle_epi8(ctr, swap);
+        ctr = _mm_add_epi32(ctr, one);
+        b
+    };
+    let mut steps = data.chunks_exact_mut(128);
+    for step in &mut steps {
+        let ks = encrypt::<8>(core::array::from_fn(|_| next()), &rk, keys.rounds);
+        for (chunk, k) in step.chunks_exact_mut(16).zip(ks) {
+            xor16(chunk, k);
+        }
+    }
+    for chunk in steps.into_remainder().chunks_exact_mut(16) {
+        let [k] = encrypt::<1>([next()], &rk, keys.rounds);
+        xor16(chunk, k);
+    }
+    t.zeroize();
+    for k in rk.iter_mut() {
+        *k = _mm_setzero_si128();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_keystream_block_equals_the_aes_crate() {
+        let Some(token) = crate::cpu::Features::detect().aesni() else {
+            // a capped build, or a CPU without the instructions, skips this
+            let uncapped = crate::cpu::Features::uncapped().aesni().is_some();
+            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("AesNi", uncapped));
+            return;
+        };
+        super::super::tests::check_ctr_leaf(&|keys, prefix, first, data| {
+            super::apply(token, keys, prefix, first, data)
+        });
+    }
+}

@@ -1,0 +1,151 @@
+//! Counter mode with VAES on 256-bit registers (the AVX2 encoding: Zen 3,
+//! Alder Lake and later): two counter blocks per register, eight registers
+//! in flight (16 blocks, 256 bytes, per step), for long runs of whole
+//! blocks. Counter blocks as in `x86_vaes512.rs`: `P || i`, i big-endian in
+//! the last four bytes, kept little-endian in each lane's top dword and
+//! turned into the block by one `vpshufb`; one 32-bit add moves both lanes
+//! on by two (the caller keeps i below 2^32).
+//!
+//! Constant time: the keys and keystream go through AES instructions and
+//! XORs only; the branches are on lengths.
+
+use core::arch::x86_64::*;
+
+use zeroize::Zeroize;
+
+use super::x86_schedule::RoundKeys;
+use crate::cpu::Vaes256;
+
+/// Runs of whole blocks shorter than this stay with the caller's AES (below
+/// it the round-key broadcasts cost more than the wide step saves).
+pub(crate) const MIN_BYTES: usize = 128;
+
+/// XOR the keystream blocks `first`, `first + 1`, … of `prefix` into
+/// `data` (a multiple of 16 bytes; `first + data.len() / 16` at most 2^32).
+pub(crate) fn apply(token: Vaes256, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &mut [u8]) {
+    assert!(data.len().is_multiple_of(16));
+    assert!(u64::from(first) + (data.len() / 16) as u64 <= 1 << 32);
+    // SAFETY: `token` is a `Vaes256`, which `crate::cpu` hands out only
+    // after detecting AES-NI, SSSE3, VAES and AVX2 on this CPU.
+    unsafe { ctr(token, keys, prefix, first, data) }
+}
+
+/// Whether one 256-bit `vaesenc` and `vaesenclast` give, in both lanes,
+/// what 128-bit `aesenc` and `aesenclast` give (`crate::cpu` withholds the
+/// token from a CPU or emulator that fails; fixed inputs, nothing secret).
+pub(crate) fn known_answer(token: Vaes256) -> bool {
+    // SAFETY: `token` is a `Vaes256`: the CPU reports AES-NI, VAES and AVX2.
+    unsafe { check(token) }
+}
+
+#[target_feature(enable = "avx2,vaes,aes")]
+fn check(_proof: Vaes256) -> bool {
+    let x =
+        _mm256_set_epi64x(0x0f0e_0d0c_0b0a_0908, 0x0706_0504_0302_0100, 0x1f1e_1d1c_1b1a_1918, 0x1716_1514_1312_1110);
+    let k = _mm256_set_epi64x(
+        0x2b7e_1516_28ae_d2a6,
+        0xabf7_1588_09cf_4f3cu64 as i64,
+        0x6bc1_bee2_2e40_9f96,
+        0xe93d_7e11_7393_172au64 as i64,
+    );
+    let (xl, xh) = (_mm256_castsi256_si128(x), _mm256_extracti128_si256::<1>(x));
+    let (kl, kh) = (_mm256_castsi256_si128(k), _mm256_extracti128_si256::<1>(k));
+    let same = |wide: __m256i, lo: __m128i, hi: __m128i| {
+        let eq = _mm256_cmpeq_epi8(wide, _mm256_set_m128i(hi, lo));
+        _mm256_movemask_epi8(eq) == -1
+    };
+    same(_mm256_aesenc_epi128(x, k), _mm_aesenc_si128(xl, kl), _mm_aesenc_si128(xh, kh))
+        && same(_mm256_aesenclast_epi128(x, k), _mm_aesenclast_si128(xl, kl), _mm_aesenclast_si128(xh, kh))
+}
+
+/// AES of two blocks per register under the broadcast round keys `rk[..=rounds]`.
+#[target_feature(enable = "avx2,vaes,aes")]
+#[inline]
+fn encrypt<const N: usize>(mut b: [__m256i; N], rk: &[__m256i; 15], rounds: usize) -> [__m256i; N] {
+    for x in b.iter_mut() {
+        *x = _mm256_xor_si256(*x, rk[0]);
+    }
+    for k in &rk[1..rounds] {
+        for x in b.iter_mut() {
+            *x = _mm256_aesenc_epi128(*x, *k);
+        }
+    }
+    for x in b.iter_mut() {
+        *x = _mm256_aesenclast_epi128(*x, rk[rounds]);
+    }
+    b
+}
+
+/// Load 32 bytes, XOR them with `ks`, store them back.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn xor32(chunk: &mut [u8], ks: __m256i) {
+    assert!(chunk.len() == 32);
+    let p = chunk.as_mut_ptr().cast::<__m256i>();
+    // SAFETY: `chunk` is 32 writable bytes: one unaligned load and store.
+    unsafe { _mm256_storeu_si256(p, _mm256_xor_si256(_mm256_loadu_si256(p), ks)) }
+}
+
+#[target_feature(enable = "avx2,vaes,aes")]
+fn ctr(_proof: Vaes256, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &mut [u8]) {
+    let mut rk = [_mm256_setzero_si256(); 15];
+    for (v, k) in rk.iter_mut().zip(&keys.rk[..=keys.rounds]) {
+        // SAFETY: `k` is 16 readable bytes: one unaligned 16-byte load.
+        *v = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(k.as_ptr().cast()) });
+    }
+    // Bytes 0..12 as in the block, the counter little-endian in 12..16.
+    let mut t = [0u8; 16];
+    t[..12].copy_from_slice(prefix);
+    // SAFETY: `t` is 16 readable bytes.
+    let template = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(t.as_ptr().cast()) });
+    let f = first as i32;
+    let mut ctr = _mm256_add_epi32(template, _mm256_set_epi32(f.wrapping_add(1), 0, 0, 0, f, 0, 0, 0));
+    let two = _mm256_set_epi32(2, 0, 0, 0, 2, 0, 0, 0);
+    let swap = _mm256_broadcastsi128_si256(_mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+    let mut next = || {
+        let b = _mm256_shuffle_epi8(ctr, swap);
+        ctr = _mm256_add_epi32(ctr, two);
+        b
+    };
+    let mut steps = data.chunks_exact_mut(256);
+    for step in &mut steps {
+        let ks = encrypt::<8>(core::array::from_fn(|_| next()), &rk, keys.rounds);
+        for (chunk, k) in step.chunks_exact_mut(32).zip(ks) {
+            xor32(chunk, k);
+        }
+    }
+    let rest = steps.into_remainder();
+    let mut pairs = rest.chunks_exact_mut(32);
+    for chunk in &mut pairs {
+        let [k] = encrypt::<1>([next()], &rk, keys.rounds);
+        xor32(chunk, k);
+    }
+    let tail = pairs.into_remainder();
+    if !tail.is_empty() {
+        // One block: the low lane of one more pair.
+        let [k] = encrypt::<1>([next()], &rk, keys.rounds);
+        let p = tail.as_mut_ptr().cast::<__m128i>();
+        // SAFETY: `tail` is 16 writable bytes (data is whole blocks).
+        unsafe { _mm_storeu_si128(p, _mm_xor_si128(_mm_loadu_si128(p), _mm256_castsi256_si128(k))) }
+    }
+    t.zeroize();
+    for k in rk.iter_mut() {
+        *k = _mm256_setzero_si256();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_keystream_block_equals_the_aes_crate() {
+        let Some(token) = crate::cpu::Features::detect().vaes256() else {
+            // a capped build, or a CPU without the instructions, skips this
+            let uncapped = crate::cpu::Features::uncapped().vaes256().is_some();
+            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("Vaes256", uncapped));
+            return;
+        };
+        super::super::tests::check_ctr_leaf(&|keys, prefix, first, data| {
+            super::apply(token, keys, prefix, first, data)
+        });
+    }
+}
