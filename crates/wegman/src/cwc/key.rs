@@ -158,21 +158,8 @@ impl CwcKey {
         check_len("associated data", aad.len() as u64)?;
         check_len("message", buf.len() as u64)?;
         self.prefetch_for(aad.len(), buf.len());
-        // Counter mode and the hash a chunk at a time, so the hash reads
-        // each chunk while it is still in L1 (one pass over a long message,
-        // not two). Chunks are whole hash coefficients and counter blocks.
-        let mut ctr = Ctr::new(nonce);
-        let mut r = hash::absorb_padded(&self.hash, 0, aad);
-        let (first, rest) = buf.split_at_mut(buf.len().min(super::one_pass::CHUNK));
-        let mut pad = ctr.apply_with_pad(&self.cipher, first);
-        r = hash::absorb_padded(&self.hash, r, first);
-        for chunk in rest.chunks_mut(super::one_pass::CHUNK) {
-            ctr.apply(&self.cipher, chunk);
-            r = hash::absorb_padded(&self.hash, r, chunk);
-        }
-        let tag = self.mac_of(hash::finish(r, aad.len() as u64, buf.len() as u64), &pad, tag_len);
-        pad.zeroize();
-        Ok(tag)
+        let mut pad = Ctr::new(nonce).apply_with_pad(&self.cipher, buf);
+        Ok(self.tag_whole(aad, buf, &mut pad, tag_len))
     }
 
     /// CWC-DEC in place: `tag` (its length is the mode's tl, 1..=16) is
