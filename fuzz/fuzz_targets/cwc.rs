@@ -40,8 +40,15 @@ use wegman_c::{wegman_cwc_decrypt, wegman_cwc_decrypt_detached, wegman_cwc_encry
 use wegman_fuzz::{Input, flip_bit, levels, pieces};
 use wegman_ref::cwc as reference;
 
+/// The hash backend `CwcKey` picks: the same order as `cwc::backend::HashKey::new`.
 fn expected(features: Features) -> Platform {
-    if features.avx512ifma().is_some() { Platform::Avx512Ifma } else { Platform::Portable }
+    if features.avx512ifma().is_some() {
+        Platform::Avx512Ifma
+    } else if features.avx2().is_some() {
+        Platform::Avx2
+    } else {
+        Platform::Portable
+    }
 }
 
 /// One CWC-DEC input: nonce, associated data, `C || T`, tag length.
