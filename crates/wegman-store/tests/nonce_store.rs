@@ -440,3 +440,461 @@ fn a_temporary_file_of_a_dead_writer_is_cleaned_up() {
     assert!(!dead_tmp.exists(), "a dead writer's temporary file was left");
     assert!(live_tmp.exists(), "a live writer's temporary file was removed");
 }
+
+// The tests below kill mutants that `scripts/mutants nonce` found surviving
+// (issue 20; docs/security.md, "Mutation testing"): each checks an output
+// no test above looked at.
+
+#[test]
+fn a_lease_reports_its_key_first_nonce_and_count() {
+    use wegman_store::nonce::{Lease, nonce_bytes};
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(3);
+    for i in 0..3 {
+        assert_eq!(s.next_nonce().unwrap(), nonce_bytes(i));
+    }
+    // the next block, 3..8, is the lease's
+    let lease = s.reserve(5).unwrap();
+    assert_eq!(lease.key_id(), key().id());
+    assert_eq!(lease.first(), nonce_bytes(3));
+    assert_eq!(lease.count(), 5);
+    let want: Vec<[u8; 16]> = (3..8).map(nonce_bytes).collect();
+    assert_eq!(lease.clone().into_nonces().collect::<Vec<_>>(), want);
+    // the same from its bytes, as another process sees it
+    let there = Lease::from_bytes(&lease.to_bytes(), &key()).unwrap();
+    assert_eq!((there.key_id(), there.first(), there.count()), (key().id(), nonce_bytes(3), 5));
+    assert_eq!(there.into_nonces().collect::<Vec<_>>(), want);
+    // and the store's own next block comes after it
+    assert_eq!(s.next_nonce().unwrap(), nonce_bytes(8));
+    // its Debug form names the key id and the range (and no authentication code)
+    let debug = format!("{lease:?}");
+    assert!(debug.starts_with("Lease {"), "{debug}");
+    for part in [hex::encode(key().id()), "first: 3".to_string(), "count: 5".to_string()] {
+        assert!(debug.contains(&part), "{debug} lacks {part}");
+    }
+    assert!(!debug.contains("mac"), "{debug}");
+}
+
+#[test]
+fn a_key_binding_shows_its_id_and_ids_differ_by_key_and_algorithm() {
+    let a = key();
+    assert_eq!(a.id(), key().id());
+    let others = [KeyBinding::derive("poly1305aes", &[0x5b; 32]), KeyBinding::derive("mmh32", &[0x5a; 32])];
+    for b in &others {
+        assert_ne!(a.id(), b.id());
+    }
+    // the id a state of another key names is that key's `id()`
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &others[0]).unwrap();
+    match NonceStore::open(&state, &a) {
+        Err(NonceError::WrongKey { found, expected, .. }) => assert_eq!((found, expected), (others[0].id(), a.id())),
+        other => panic!("{other:?}"),
+    }
+    let debug = format!("{a:?}");
+    assert!(debug.starts_with("KeyBinding {") && debug.contains(&hex::encode(a.id())), "{debug}");
+}
+
+#[test]
+fn errors_from_the_system_keep_their_cause() {
+    use std::error::Error;
+    use wegman_store::nonce::testing::inject_fault;
+    let dir = tempfile::tempdir().unwrap();
+    // an Io error: its source is the system's error
+    let e = state_path_for_key(&dir.path().join("missing")).unwrap_err();
+    let cause = e.source().expect("an Io error has a source");
+    assert_eq!(cause.downcast_ref::<std::io::Error>().unwrap().kind(), std::io::ErrorKind::NotFound);
+    // an Update error: the error of the failed step
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap();
+    inject_fault("writing the temporary nonce state", false);
+    let e = s.next_nonce().unwrap_err();
+    assert!(matches!(e, NonceError::Update { .. }), "{e}");
+    let cause = e.source().expect("an Update error has a source");
+    assert_eq!(cause.downcast_ref::<std::io::Error>().unwrap().raw_os_error(), Some(5));
+    // the store's own refusals have none
+    assert!(NonceStore::create(&state, &key()).unwrap_err().source().is_none());
+}
+
+#[test]
+fn a_failed_give_back_says_the_unused_nonces_may_be_skipped() {
+    use wegman_store::nonce::testing::inject_fault;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(10);
+    assert_eq!(s.next_nonce().unwrap()[0], 0);
+    inject_fault("syncing the temporary nonce state", false);
+    let e = s.close().unwrap_err();
+    assert!(matches!(e, NonceError::Update { .. }), "{e}");
+    let msg = e.to_string();
+    assert!(msg.starts_with("giving back unused nonces failed at syncing the temporary nonce state "), "{msg}");
+    assert!(msg.ends_with("; the unused nonces may be skipped, none is reused"), "{msg}");
+    // skipped indeed: the next store starts after the whole block
+    let mut again = NonceStore::open(&state, &key()).unwrap();
+    assert_eq!(again.next_nonce().unwrap()[0], 10);
+}
+
+#[test]
+fn the_fuzz_targets_genuine_states_are_what_create_writes() {
+    use wegman_store::nonce::{check_state_bytes, v2_state_bytes};
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    assert_eq!(v2_state_bytes(&key(), 0), std::fs::read(&state).unwrap());
+    // a v2 state with safe nonce 77, as an earlier version left it
+    let bytes = v2_state_bytes(&key(), 77);
+    assert_eq!(check_state_bytes(&state, &key(), &bytes).unwrap(), 77);
+    std::fs::write(&state, &bytes).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap();
+    assert_eq!(s.next_nonce().unwrap()[0], 77);
+}
+
+/// The generation numbers of the files `k.nonce.<g>` in `dir`, sorted.
+fn generations(dir: &std::path::Path) -> Vec<u64> {
+    let mut g: Vec<u64> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().into_string().unwrap().strip_prefix("k.nonce.")?.parse().ok())
+        .collect();
+    g.sort_unstable();
+    g
+}
+
+#[test]
+fn cleaning_keeps_exactly_the_two_highest_generations() {
+    // After publishing generation `own`, a writer removes those below
+    // `own - 1` (module documentation of `nonce`, "Cleaning").
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(1);
+    for own in 1..=8u64 {
+        assert_eq!(s.next_nonce().unwrap()[0], own as u8 - 1);
+        let want: Vec<u64> = (own.saturating_sub(1).max(1)..=own).collect();
+        assert_eq!(generations(dir.path()), want, "after generation {own}");
+    }
+}
+
+#[test]
+fn cleaning_steps_over_missing_generations_and_stops_at_one_it_cannot_remove() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(1);
+    for _ in 0..6 {
+        s.next_nonce().unwrap();
+    }
+    assert_eq!(generations(dir.path()), [5, 6]);
+    // a leftover low generation (say, restored from a backup): the next
+    // cleaner removes it, passes over the names already gone, and removes 5
+    std::fs::write(dir.path().join("k.nonce.2"), "leftover").unwrap();
+    assert_eq!(s.next_nonce().unwrap()[0], 6);
+    assert_eq!(generations(dir.path()), [6, 7]);
+    // one it cannot remove (a directory): it stops there, strictly in
+    // increasing order, and removes nothing above it (the argument of
+    // step 4 needs generation g gone before g + 1 is)
+    std::fs::create_dir(dir.path().join("k.nonce.3")).unwrap();
+    assert_eq!(s.next_nonce().unwrap()[0], 7);
+    assert_eq!(generations(dir.path()), [3, 6, 7, 8], "generation 6 removed while 3 stayed");
+}
+
+#[test]
+fn a_cleaner_seals_the_base_before_removing_generation_one() {
+    // A writer killed after linking generation 1 and before sealing the
+    // base, and the writer of generation 2 killed before cleaning, leave
+    // the unsealed base beside generations 1 and 2. The next cleaner must
+    // seal the base before it removes generation 1: else a writer stopped
+    // since it read the unsealed base could link generation 1 again, find
+    // its base still there and hand out nonces from 0.
+    use wegman_store::nonce::check_state_bytes;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let unsealed = std::fs::read(&state).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(1);
+    s.next_nonce().unwrap();
+    s.next_nonce().unwrap();
+    drop(s);
+    assert_eq!(generations(dir.path()), [1, 2]);
+    std::fs::write(&state, &unsealed).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(1);
+    assert_eq!(s.next_nonce().unwrap()[0], 2);
+    assert_eq!(generations(dir.path()), [2, 3]);
+    let base = std::fs::read(&state).unwrap();
+    assert!(matches!(check_state_bytes(&state, &key(), &base), Err(NonceError::Missing(_))), "the base was not sealed");
+}
+
+#[test]
+fn a_bare_key_file_name_is_in_the_current_directory() {
+    let here = std::env::current_dir().unwrap().canonicalize().unwrap();
+    let p = state_path_for_new_key(std::path::Path::new("wegman-no-such-key")).unwrap();
+    assert_eq!(p, here.join("wegman-no-such-key.nonce"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_state_path_that_cannot_be_read_is_an_io_error_not_a_missing_state() {
+    // Its "directory" is a regular file: every look-up fails with ENOTDIR,
+    // which is not "no such file" (that would make `create` try to write,
+    // and `open` report a missing state).
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, "").unwrap();
+    let state = file.join("k.nonce");
+    for (what, e) in [
+        ("create", NonceStore::create(&state, &key()).unwrap_err()),
+        ("adopt", NonceStore::adopt(&state, &key()).unwrap_err()),
+        ("open", NonceStore::open_unlocked_for_tests(&state, &key()).unwrap_err()),
+    ] {
+        assert!(matches!(&e, NonceError::Io { op: "reading", .. }), "{what}: {e}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_or_a_socket_at_a_generation_name_is_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap();
+    s.next_nonce().unwrap();
+    drop(s);
+    let gen1 = dir.path().join("k.nonce.1");
+    let copy = dir.path().join("copy");
+    std::fs::rename(&gen1, &copy).unwrap();
+    std::os::unix::fs::symlink(&copy, &gen1).unwrap();
+    let e = NonceStore::open(&state, &key()).unwrap_err();
+    assert!(e.to_string().contains("is corrupt (a symbolic link, not a file)"), "{e}");
+    std::fs::remove_file(&gen1).unwrap();
+    let _socket = std::os::unix::net::UnixListener::bind(&gen1).unwrap();
+    let e = NonceStore::open(&state, &key()).unwrap_err();
+    assert!(e.to_string().contains("is corrupt (not a regular file)"), "{e}");
+}
+
+#[test]
+fn a_store_shows_its_path_and_next_nonce() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap();
+    for _ in 0..3 {
+        s.next_nonce().unwrap();
+    }
+    let debug = format!("{s:?}");
+    assert!(debug.starts_with("NonceStore {"), "{debug}");
+    assert!(debug.contains(&format!("{state:?}")) && debug.contains("next: 3"), "{debug}");
+}
+
+#[test]
+fn a_forgotten_reservation_is_skipped_not_reused() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(10);
+    assert_eq!(s.next_nonce().unwrap()[0], 0);
+    s.forget_reservation();
+    assert_eq!(s.next_nonce().unwrap()[0], 10);
+    assert_eq!(s.next_nonce().unwrap()[0], 11);
+}
+
+#[test]
+fn closing_with_the_whole_block_used_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(2);
+    s.next_nonce().unwrap();
+    s.next_nonce().unwrap();
+    s.close().unwrap();
+    assert_eq!(generations(dir.path()), [1], "nothing to give back, yet a generation was written");
+    let mut again = NonceStore::open(&state, &key()).unwrap();
+    assert_eq!(again.next_nonce().unwrap()[0], 2);
+}
+
+#[test]
+fn close_gives_back_only_over_its_own_generation_file() {
+    // Generation 1 replaced by another genuine generation 1 of this key (a
+    // file from another directory, with another random id and a higher
+    // safe nonce): the current generation has the store's number but is
+    // not its file, so nothing is given back over it.
+    let other = tempfile::tempdir().unwrap();
+    let other_state = other.path().join("k.nonce");
+    NonceStore::create(&other_state, &key()).unwrap();
+    let mut o = NonceStore::open(&other_state, &key()).unwrap().with_reserve(50);
+    o.next_nonce().unwrap();
+    drop(o);
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(10);
+    assert_eq!(s.next_nonce().unwrap()[0], 0);
+    std::fs::copy(other.path().join("k.nonce.1"), dir.path().join("k.nonce.1")).unwrap();
+    s.close().unwrap();
+    let mut again = NonceStore::open(&state, &key()).unwrap();
+    assert_eq!(again.next_nonce().unwrap()[0], 50, "gave back over a generation that was not its own");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_store_waiting_for_the_lock_says_who_holds_it_after_a_second() {
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let lock_path = dir.path().join("k.nonce.lock");
+    let lock = || {
+        let f = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).unwrap();
+        f.lock().unwrap();
+        f
+    };
+    let open_in_thread = || {
+        let st = state.clone();
+        std::thread::spawn(move || {
+            let mut said = Vec::new();
+            let r = NonceStore::open_noting_waits(&st, &key(), &mut |m| said.push(m.to_string())).map(|_| ());
+            (r, said)
+        })
+    };
+    // held for a short while: it waits without a word
+    let held = lock();
+    let t = open_in_thread();
+    std::thread::sleep(Duration::from_millis(300));
+    drop(held);
+    let (r, said) = t.join().unwrap();
+    r.unwrap();
+    assert!(said.is_empty(), "{said:?}");
+    // held for longer: once, naming this process (the holder) and the lock
+    let held = lock();
+    let t = open_in_thread();
+    std::thread::sleep(Duration::from_millis(1600));
+    assert!(!t.is_finished(), "opened while the lock was held");
+    drop(held);
+    let (r, said) = t.join().unwrap();
+    r.unwrap();
+    let comm = std::fs::read_to_string("/proc/self/comm").unwrap();
+    let want = format!(
+        "waiting for process {} ({}), which holds the nonce lock {}",
+        std::process::id(),
+        comm.trim(),
+        lock_path.display()
+    );
+    assert_eq!(said, [want]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_lock_path_that_cannot_be_opened_is_an_io_error() {
+    // Only a symbolic link is LockSymlink; a directory there is another error.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    std::fs::create_dir(dir.path().join("k.nonce.lock")).unwrap();
+    let e = NonceStore::open(&state, &key()).unwrap_err();
+    assert!(matches!(&e, NonceError::Io { op: "opening lock file", .. }), "{e}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn only_temporary_files_named_for_a_dead_process_are_removed() {
+    // Names that give no process id (0 is none) are left alone.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let kept = ["k.nonce.tmp.0.0123456789abcdef", "k.nonce.tmp.x.0123456789abcdef", "k.nonce.tmp..0123456789abcdef"];
+    for n in kept {
+        std::fs::write(dir.path().join(n), "x").unwrap();
+    }
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(1);
+    for _ in 0..4 {
+        s.next_nonce().unwrap(); // generations 1..4: the cleaner runs
+    }
+    for n in kept {
+        assert!(dir.path().join(n).exists(), "{n} was removed");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_swapped_between_its_check_and_its_opening_is_still_refused() {
+    // `read_file` checks the type of a name, then opens it: another process
+    // can replace the file in between. The flags of the opening
+    // (O_NOFOLLOW) and its error handling must then give what the check
+    // would have given. The hook swaps the file at exactly that moment.
+    use std::cell::Cell;
+    use std::path::PathBuf;
+    use std::rc::Rc;
+    use wegman_store::nonce::testing::before_open;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap();
+    s.next_nonce().unwrap();
+    drop(s);
+    let gen1 = dir.path().join("k.nonce.1");
+    let aside = dir.path().join("aside");
+    std::fs::copy(&gen1, &aside).unwrap();
+    // Run `swap` once, the first time generation 1 is about to be opened.
+    let once = |swap: Box<dyn FnOnce(&PathBuf)>| {
+        let (gen1, mut swap) = (gen1.clone(), Some(swap));
+        before_open(Some(Box::new(move |p| {
+            if p == gen1
+                && let Some(f) = swap.take()
+            {
+                f(&gen1);
+            }
+        })));
+    };
+
+    // a link to a genuine generation file: refused, not followed
+    let target = aside.clone();
+    once(Box::new(move |g| {
+        std::fs::remove_file(g).unwrap();
+        std::os::unix::fs::symlink(&target, g).unwrap();
+    }));
+    let e = NonceStore::open(&state, &key()).unwrap_err();
+    before_open(None);
+    assert!(e.to_string().contains("is corrupt (a symbolic link, not a file)"), "{e}");
+    std::fs::remove_file(&gen1).unwrap();
+    std::fs::copy(&aside, &gen1).unwrap();
+
+    // a socket (it cannot be opened): an I/O error, neither a missing nor a
+    // corrupt file
+    let socket = Rc::new(Cell::new(None));
+    let keep = socket.clone();
+    once(Box::new(move |g| {
+        std::fs::remove_file(g).unwrap();
+        keep.set(Some(std::os::unix::net::UnixListener::bind(g).unwrap()));
+    }));
+    let e = NonceStore::open(&state, &key()).unwrap_err();
+    before_open(None);
+    assert!(matches!(&e, NonceError::Io { op: "reading", .. }), "{e}");
+    drop(socket.take());
+    std::fs::remove_file(&gen1).unwrap();
+    std::fs::copy(&aside, &gen1).unwrap();
+
+    // gone (moved away, and back before the next look): read as absent,
+    // and the reading starts again and finds it
+    let g1 = gen1.clone();
+    let moved = Rc::new(Cell::new(false));
+    let m = moved.clone();
+    before_open(Some(Box::new(move |p| {
+        if p == g1 && !m.get() {
+            std::fs::rename(&g1, dir_of(&g1).join("moved")).unwrap();
+            m.set(true);
+        } else if p != g1 && m.get() && !g1.exists() {
+            std::fs::rename(dir_of(&g1).join("moved"), &g1).unwrap();
+        }
+    })));
+    let mut s = NonceStore::open(&state, &key()).unwrap();
+    before_open(None);
+    assert!(moved.get(), "the hook never ran");
+    assert_eq!(u128::from_le_bytes(s.next_nonce().unwrap()), 1024, "after the default block of 1,024");
+}
+
+#[cfg(unix)]
+fn dir_of(p: &std::path::Path) -> &std::path::Path {
+    p.parent().unwrap()
+}

@@ -58,6 +58,7 @@ pub(super) fn read_file(path: &Path) -> io::Result<FileRead> {
         Ok(m) if !m.is_file() => return Ok(FileRead::NotAFile("not a regular file")),
         _ => {}
     }
+    super::testing::run_before_open(path);
     let mut o = OpenOptions::new();
     o.read(true);
     #[cfg(unix)]

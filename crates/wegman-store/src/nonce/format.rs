@@ -238,4 +238,20 @@ mod tests {
         }
         assert_eq!(strict_gen("10"), Some(10));
     }
+
+    #[test]
+    fn generation_numbers_run_to_the_largest_u64() {
+        // 20 digits: the longest a u64 has
+        assert_eq!(strict_gen("18446744073709551615"), Some(u64::MAX));
+        assert_eq!(strict_gen("10000000000000000000"), Some(10_000_000_000_000_000_000));
+        assert_eq!(strict_gen("18446744073709551616"), None);
+    }
+
+    #[test]
+    fn a_generation_file_read_as_the_base_is_named_as_such() {
+        let key = KeyBinding::derive("poly1305aes", &[5; 32]);
+        let g = encode_gen(&key, &GenRecord { generation: 7, safe: 1, writer: [0; 16] });
+        assert!(matches!(decode_base(&key, &g), Err(Refusal::Corrupt("a generation file, not the base state"))));
+        assert!(matches!(decode_base(&key, "wegman-nonce-state v9\n"), Err(Refusal::Corrupt("bad header"))));
+    }
 }
