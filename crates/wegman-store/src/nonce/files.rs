@@ -127,7 +127,12 @@ pub(super) fn publish(base: &Path, target: &Path, text: &str) -> Result<bool, St
         .and_then(|()| faulty("syncing the temporary nonce state", &tmp, || f.sync_all()));
     drop(f);
     let linked = written.and_then(|()| {
-        faulty("linking the new nonce state to", target, || match fs::hard_link(&tmp, target) {
+        // A fault the tests inject before the link comes back as the link's
+        // own error, through the same match as a real one (`faulty` then
+        // finds it spent).
+        let op = "linking the new nonce state to";
+        let link = super::testing::step(op, false).and_then(|()| fs::hard_link(&tmp, target));
+        faulty(op, target, || match link {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
             Err(e) => Err(e),
