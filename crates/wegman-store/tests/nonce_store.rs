@@ -836,38 +836,48 @@ fn a_file_swapped_between_its_check_and_its_opening_is_still_refused() {
     let gen1 = dir.path().join("k.nonce.1");
     let aside = dir.path().join("aside");
     std::fs::copy(&gen1, &aside).unwrap();
-    // Run `swap` once, the first time generation 1 is about to be opened.
-    let once = |swap: Box<dyn FnOnce(&PathBuf)>| {
-        let (gen1, mut swap) = (gen1.clone(), Some(swap));
+    let sealed = dir.path().join("sealed");
+    std::fs::copy(&state, &sealed).unwrap();
+    // Run `swap` once, the first time `path` is about to be opened.
+    let once = |path: &PathBuf, swap: Box<dyn FnOnce(&PathBuf)>| {
+        let (path, mut swap) = (path.clone(), Some(swap));
         before_open(Some(Box::new(move |p| {
-            if p == gen1
+            if p == path
                 && let Some(f) = swap.take()
             {
-                f(&gen1);
+                f(&path);
             }
         })));
     };
 
-    // a link to a genuine generation file: refused, not followed
-    let target = aside.clone();
-    once(Box::new(move |g| {
-        std::fs::remove_file(g).unwrap();
-        std::os::unix::fs::symlink(&target, g).unwrap();
-    }));
+    // a link to a genuine (sealed) base: refused, not followed. The base,
+    // unlike the current generation, is read once by `open` (no second
+    // read's type check could see the link).
+    let target = sealed.clone();
+    once(
+        &state,
+        Box::new(move |b| {
+            std::fs::remove_file(b).unwrap();
+            std::os::unix::fs::symlink(&target, b).unwrap();
+        }),
+    );
     let e = NonceStore::open(&state, &key()).unwrap_err();
     before_open(None);
     assert!(e.to_string().contains("is corrupt (a symbolic link, not a file)"), "{e}");
-    std::fs::remove_file(&gen1).unwrap();
-    std::fs::copy(&aside, &gen1).unwrap();
+    std::fs::remove_file(&state).unwrap();
+    std::fs::copy(&sealed, &state).unwrap();
 
     // a socket (it cannot be opened): an I/O error, neither a missing nor a
     // corrupt file
     let socket = Rc::new(Cell::new(None));
     let keep = socket.clone();
-    once(Box::new(move |g| {
-        std::fs::remove_file(g).unwrap();
-        keep.set(Some(std::os::unix::net::UnixListener::bind(g).unwrap()));
-    }));
+    once(
+        &gen1,
+        Box::new(move |g| {
+            std::fs::remove_file(g).unwrap();
+            keep.set(Some(std::os::unix::net::UnixListener::bind(g).unwrap()));
+        }),
+    );
     let e = NonceStore::open(&state, &key()).unwrap_err();
     before_open(None);
     assert!(matches!(&e, NonceError::Io { op: "reading", .. }), "{e}");
