@@ -867,6 +867,28 @@ fn a_file_swapped_between_its_check_and_its_opening_is_still_refused() {
     std::fs::remove_file(&state).unwrap();
     std::fs::copy(&sealed, &state).unwrap();
 
+    // a FIFO with no writer: refused at once, not waited on (O_NONBLOCK).
+    // In a thread of its own (the hook is per thread), so that a hang
+    // fails the test instead of stopping it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let st = state.clone();
+    std::thread::spawn(move || {
+        let mut swap = true;
+        let b = st.clone();
+        before_open(Some(Box::new(move |p| {
+            if p == b && std::mem::take(&mut swap) {
+                std::fs::remove_file(&b).unwrap();
+                assert!(std::process::Command::new("mkfifo").arg(&b).status().unwrap().success());
+            }
+        })));
+        let _ = tx.send(NonceStore::open(&st, &key()).map(|_| ()).map_err(|e| e.to_string()));
+    });
+    let r = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("opening a FIFO swapped in hangs");
+    let e = r.unwrap_err();
+    assert!(e.contains("is corrupt (not a regular file)"), "{e}");
+    std::fs::remove_file(&state).unwrap();
+    std::fs::copy(&sealed, &state).unwrap();
+
     // a socket (it cannot be opened): an I/O error, neither a missing nor a
     // corrupt file
     let socket = Rc::new(Cell::new(None));
