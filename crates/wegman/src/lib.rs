@@ -30,7 +30,6 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-#[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod aes;
 #[cfg(target_arch = "x86_64")]

@@ -86,7 +86,7 @@ impl Backends {
         let (cwc_hash, cwc_ctr) = crate::cwc::backend_names(features);
         Backends {
             poly1305,
-            aes_pad: crate::poly1305aes::PadEngine::pick(features).name(),
+            aes_pad: crate::aes::PadLeaf::best(features).name(),
             batch_pads,
             batch_lanes,
             mmh32,

@@ -69,7 +69,7 @@ fn expected(class: Class) -> Backends {
         // qemu 7.2 reports VAES but computes 256-bit vaesenc wrongly: its
         // known-answer test fails and the AES-NI leaf runs instead
         Class::Avx2Vaes256 if Features::vaes256_failed_its_check() => avx2,
-        Class::Avx2Vaes256 => Backends { cwc_ctr: "vaes256", ..avx2 },
+        Class::Avx2Vaes256 => Backends { cwc_ctr: "vaes256", batch_pads: "vaes256", ..avx2 },
         Class::Ifma => Backends {
             poly1305: "ifma",
             batch_pads: "vaes512",

@@ -1,6 +1,7 @@
-//! AES on x86 for every family: the key schedule and counter mode on the
-//! widest AES instructions the CPU has (the one place that picks them).
+//! AES on x86 for every family, on the widest AES instructions the CPU
+//! has: the one place that picks them.
 //!
+//! Keys expanded once, runs of blocks (CWC's counter mode), [`CtrLeaf`]:
 //! - `x86_schedule.rs`: FIPS-197 key expansion with `aeskeygenassist`;
 //! - `x86_aesni.rs`: counter mode, eight AES-NI blocks in flight;
 //! - `x86_vaes256.rs`: counter mode, VAES on 256-bit registers (two blocks
@@ -8,27 +9,171 @@
 //! - `x86_vaes512.rs`: counter mode, VAES on 512-bit registers (four blocks
 //!   each; AVX-512 machines).
 //!
-//! Single blocks (a Poly1305-AES pad, CWC's Kh and MAC pad) stay with the
-//! fused one-shot AES-NI leaf (`poly1305aes/backend/x86_aesni.rs`) or the
-//! `aes` crate; this module is for runs of blocks. A counter block is
-//! `P || i`: a 12-byte prefix (CWC's `0x80 || N`) and a 32-bit big-endian
-//! counter that the caller keeps from wrapping.
+//! Keys used once (Poly1305-AES's AES_k(n) for a key with no cached
+//! schedule, one or eight at a time; MMH's one-shot key stream), the key
+//! schedule fused into the rounds, [`PadLeaf`]:
+//! - `x86_fused.rs`: AES-NI, one key, or eight interleaved chains;
+//! - `x86_fused256.rs`: eight keys, two per 256-bit VAES register;
+//! - `x86_fused512.rs`: eight keys, four per 512-bit VAES register.
+//!
+//! A counter block is `P || i`: a 12-byte prefix (CWC's `0x80 || N`) and a
+//! 32-bit big-endian counter that the caller keeps from wrapping.
 
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_aesni;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_fused;
+#[cfg(target_arch = "x86_64")]
+mod x86_fused256;
+#[cfg(target_arch = "x86_64")]
+mod x86_fused512;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_schedule;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_vaes256;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_vaes512;
 
-use crate::cpu::{AesNi, Features, Vaes256, Vaes512};
+use cipher::{BlockCipherEncrypt, KeyInit};
+use zeroize::Zeroize;
+
+use crate::cpu::Features;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::{AesNi, Vaes256, Vaes512};
+#[cfg(target_arch = "x86_64")]
 pub(crate) use x86_schedule::RoundKeys;
 
+/// Eight AES blocks, aligned for 64-byte stores; wiped on drop.
+#[repr(C, align(64))]
+#[derive(Default)]
+pub(crate) struct Blocks8(pub(crate) [[u8; 16]; 8]);
+
+impl Drop for Blocks8 {
+    fn drop(&mut self) {
+        self.0.as_flattened_mut().zeroize();
+    }
+}
+
+/// Scalar work that an eight-key pad leaf runs in the gaps of its vector
+/// rounds, `round(i)` for i = 0..9 in order. A trait rather than a closure
+/// so that `#[inline(always)]` can put it inside the leaf: a call between
+/// the rounds would spill and reload every vector register (all
+/// caller-saved).
+pub(crate) trait Between {
+    fn round(&mut self, i: usize);
+}
+
+/// No work between the rounds.
+pub(crate) struct Nothing;
+
+impl Between for Nothing {
+    #[inline(always)]
+    fn round(&mut self, _: usize) {}
+}
+
+/// The code that computes AES-128 under keys used once, pads of one key or
+/// of eight: the widest the features allow.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum PadLeaf {
+    #[cfg(target_arch = "x86_64")]
+    Vaes512(Vaes512, AesNi),
+    #[cfg(target_arch = "x86_64")]
+    Vaes256(Vaes256, AesNi),
+    #[cfg(target_arch = "x86_64")]
+    AesNi(AesNi),
+    /// The `aes` crate (which makes its own choice of AES-NI or bitsliced
+    /// code), one key at a time.
+    AesCrate,
+}
+
+impl PadLeaf {
+    pub(crate) fn best(features: Features) -> Self {
+        #[cfg(not(target_arch = "x86_64"))]
+        return {
+            let _ = features;
+            PadLeaf::AesCrate
+        };
+        #[cfg(target_arch = "x86_64")]
+        let Some(aesni) = features.aesni() else { return PadLeaf::AesCrate };
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = features.vaes512() {
+            PadLeaf::Vaes512(t, aesni)
+        } else if let Some(t) = features.vaes256() {
+            PadLeaf::Vaes256(t, aesni)
+        } else {
+            PadLeaf::AesNi(aesni)
+        }
+    }
+
+    /// The label of the one-key pad (every wide leaf comes with AES-NI).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            PadLeaf::AesCrate => "aes-crate",
+            _ => "aesni-fused",
+        }
+    }
+
+    /// The label of the eight-key pads.
+    pub(crate) fn name8(self) -> &'static str {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            PadLeaf::Vaes512(..) => "vaes512",
+            #[cfg(target_arch = "x86_64")]
+            PadLeaf::Vaes256(..) => "vaes256",
+            #[cfg(target_arch = "x86_64")]
+            PadLeaf::AesNi(_) => "aesni-fused",
+            PadLeaf::AesCrate => "aes-crate",
+        }
+    }
+
+    /// AES-128_k(n).
+    pub(crate) fn pad(self, k: &[u8; 16], n: &[u8; 16]) -> [u8; 16] {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            PadLeaf::Vaes512(_, t) | PadLeaf::Vaes256(_, t) | PadLeaf::AesNi(t) => x86_fused::pad(t, k, n),
+            PadLeaf::AesCrate => aes_crate_block(k, n),
+        }
+    }
+
+    /// AES-128_{k[i]}(n[i]) for i in 0..8 into `out`, `between(i)` for
+    /// i = 0..9 in the gaps of the vector rounds (the caller's scalar work
+    /// overlaps them; with the `aes` crate, after each block).
+    #[inline]
+    pub(crate) fn pads8(self, k: [&[u8; 16]; 8], n: [&[u8; 16]; 8], out: &mut Blocks8, mut between: impl Between) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            PadLeaf::Vaes512(t, _) => x86_fused512::pads8(t, k, n, out, between),
+            #[cfg(target_arch = "x86_64")]
+            PadLeaf::Vaes256(t, _) => x86_fused256::pads8(t, k, n, out, between),
+            #[cfg(target_arch = "x86_64")]
+            PadLeaf::AesNi(t) => x86_fused::pads8(t, k, n, out, between),
+            PadLeaf::AesCrate => {
+                for (i, o) in out.0.iter_mut().enumerate() {
+                    *o = aes_crate_block(k[i], n[i]);
+                    between.round(i);
+                }
+                between.round(8);
+            }
+        }
+    }
+}
+
+/// AES-128_k(n) with the `aes` crate (its expanded key wiped on drop).
+fn aes_crate_block(k: &[u8; 16], n: &[u8; 16]) -> [u8; 16] {
+    let mut b = (*n).into();
+    aes::Aes128Enc::new(k.into()).encrypt_block(&mut b);
+    b.into()
+}
+
 /// The counter-mode leaf a key's features allow, widest first.
+#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CtrLeaf {
     aesni: AesNi,
     wide: Wide,
 }
 
+#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 enum Wide {
     Vaes512(Vaes512),
@@ -36,6 +181,7 @@ enum Wide {
     None,
 }
 
+#[cfg(target_arch = "x86_64")]
 impl CtrLeaf {
     /// The widest leaf `features` allow; `None` without AES-NI.
     pub(crate) fn best(features: Features) -> Option<Self> {
@@ -86,6 +232,7 @@ impl CtrLeaf {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    #[cfg(target_arch = "x86_64")]
     use super::RoundKeys;
     use aes::{Aes128Enc, Aes192Enc, Aes256Enc};
     use cipher::{BlockCipherEncrypt, KeyInit};
@@ -99,11 +246,60 @@ pub(crate) mod tests {
         }
     }
 
+    type Pads8<'a> = &'a dyn Fn([&[u8; 16]; 8], [&[u8; 16]; 8], &mut super::Blocks8, &mut Calls);
+
+    /// The rounds a leaf called `Between::round` with.
+    #[derive(Default)]
+    pub(crate) struct Calls(Vec<usize>);
+
+    impl super::Between for &mut Calls {
+        fn round(&mut self, i: usize) {
+            self.0.push(i);
+        }
+    }
+
+    /// An eight-key pad leaf against the `aes` crate on random keys and
+    /// nonces (and all-zero and all-one ones), calling `between` with
+    /// 0, 1, …, 8 in order.
+    pub(crate) fn check_pads8(leaf: Pads8<'_>) {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..3_000 {
+            let mut k = [[0u8; 16]; 8];
+            let mut n = [[0u8; 16]; 8];
+            k.iter_mut().chain(n.iter_mut()).flatten().for_each(|b| *b = next() as u8);
+            if round == 0 {
+                (k[3], n[3], k[6], n[6]) = ([0xff; 16], [0xff; 16], [0; 16], [0; 16]);
+            }
+            let mut out = super::Blocks8::default();
+            let mut calls = Calls::default();
+            leaf(core::array::from_fn(|i| &k[i]), core::array::from_fn(|i| &n[i]), &mut out, &mut calls);
+            assert_eq!(calls.0, (0..9).collect::<Vec<_>>());
+            for i in 0..8 {
+                let mut b = n[i];
+                aes_block(&k[i], &mut b);
+                assert_eq!(out.0[i], b, "lane {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_aes_crate_pads_equal_the_aes_crate() {
+        check_pads8(&|k, n, out, between| super::PadLeaf::AesCrate.pads8(k, n, out, between));
+    }
+
+    #[cfg(target_arch = "x86_64")]
     type Leaf<'a> = &'a dyn Fn(&RoundKeys, &[u8; 12], u32, &mut [u8]);
 
     /// A counter-mode leaf against the `aes` crate: random keys of all three
     /// sizes, every block count around its steps (1, 2, 8 and 16 blocks per
     /// step in the three leaves), counters up to the top of the 32-bit range.
+    #[cfg(target_arch = "x86_64")]
     pub(crate) fn check_ctr_leaf(leaf: Leaf<'_>) {
         let aesni = crate::cpu::Features::detect().aesni().expect("every wide AES token comes with AES-NI");
         let mut x = 0x0123_4567_89ab_cdefu64;

@@ -1,16 +1,17 @@
 //! Many (key, nonce, message) triples in one call: the key agility of §1.
 //!
-//! With VAES, a run of whole eight-item chunks whose messages are all at
-//! most 16 bytes goes through one leaf call (`backend/x86_vaes.rs`,
-//! `short_tags`): eight fused AES key schedules and pads in two registers,
-//! and between their rounds the one-block polynomials of the previous eight
-//! (`soft::short_tag`: h = c · r straight from the bytes, no backend state
-//! to build and wipe per item), so the vector and integer units overlap.
-//! Short messages under many keys are where this pays: a single tag's cost
-//! is mostly its AES key schedule, a chain of ten dependent rounds.
+//! With AES-NI, a run of whole eight-item chunks whose messages are all at
+//! most 16 bytes goes through [`short_run`]: eight fused AES key schedules
+//! and pads at a time (`crate::aes::PadLeaf::pads8`: eight AES-NI chains,
+//! or two or four keys per VAES register), and between their rounds the
+//! one-block polynomials of the previous eight (`soft::short_tag`: h = c · r
+//! straight from the bytes, no backend state to build and wipe per item),
+//! so the vector and integer units overlap. Short messages under many keys
+//! are where this pays: a single tag's cost is mostly its AES key schedule,
+//! a chain of ten dependent rounds.
 //!
-//! Other items are taken eight at a time: their pads together (VAES) or
-//! one by one (as `authenticate` does); eight messages of one length from
+//! Other items are taken eight at a time: their pads together, or one by
+//! one (as `authenticate` does) in a last chunk of fewer; eight messages of one length from
 //! 17 to 256 bytes (fixed-size packets) then run their polynomials in the
 //! eight lanes of the IFMA backend, each lane under its own r, final
 //! reduction and pad included; any other chunk runs each message on the
@@ -18,10 +19,11 @@
 
 use zeroize::Zeroize;
 
+use super::backend::soft::short_tag;
 use super::backend::{Precomputed, State};
 use super::key::{Key, NONCE_BYTES, TAG_BYTES};
-use super::mac::{PadEngine, one_shot_pad};
 use super::poly1305::whole_message;
+use crate::aes::{Between, Blocks8, Nothing, PadLeaf};
 use crate::cpu::Features;
 use crate::error::Error;
 
@@ -41,35 +43,66 @@ const LANES: usize = 8;
 
 /// The tags of up to eight items, `out[i]` for `chunk[i]`.
 fn chunk_tags(chunk: &[Item<'_>], features: Features, out: &mut [[u8; TAG_BYTES]]) {
-    let mut pads = [[0u8; 16]; LANES];
+    let mut pads = Blocks8::default();
     pads_of(chunk, features, &mut pads);
     if chunk.iter().all(|i| i.message.len() <= 16) {
-        for ((item, tag), s) in chunk.iter().zip(out.iter_mut()).zip(&pads) {
-            *tag = super::backend::soft::short_tag(item.key.r(), s, item.message);
+        for ((item, tag), s) in chunk.iter().zip(out.iter_mut()).zip(&pads.0) {
+            *tag = short_tag(item.key.r(), s, item.message);
         }
-    } else if !lanes(chunk, features, &pads, out) {
-        for ((item, tag), s) in chunk.iter().zip(out.iter_mut()).zip(&pads) {
+    } else if !lanes(chunk, features, &pads.0, out) {
+        for ((item, tag), s) in chunk.iter().zip(out.iter_mut()).zip(&pads.0) {
             *tag = whole_message(State::new(item.key.r(), features), s, item.message, &Precomputed::None);
         }
     }
-    pads.zeroize();
 }
 
-/// With VAES, the tags of the longest run of whole chunks at the start of
-/// `items` whose messages are all at most 16 bytes, pads and one-block
-/// polynomials interleaved in one leaf call (`x86_vaes::short_tags`):
-/// returns how many items it did (0 if none qualify).
+/// The tags of the longest run of whole chunks at the start of `items`
+/// whose messages are all at most 16 bytes: returns how many items it did
+/// (0 if none qualify). Eight pads at a time (`PadLeaf::pads8`), and in the
+/// gaps between their vector rounds the one-block polynomials of the
+/// previous eight (`soft::short_tag`), so the vector and integer units work
+/// at once. The pads pass through two aligned buffers, wiped on drop.
 fn short_run(items: &[Item<'_>], features: Features, tags: &mut [[u8; TAG_BYTES]]) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(token) = features.vaes512().filter(|_| !features.prefers_float64()) {
-        let n = items.iter().take_while(|i| i.message.len() <= 16).count() & !(LANES - 1);
-        if n > 0 {
-            super::backend::x86_vaes::short_tags(token, &items[..n], &mut tags[..n]);
-        }
-        return n;
+    let leaf = PadLeaf::best(features);
+    if matches!(leaf, PadLeaf::AesCrate) || features.prefers_float64() {
+        return 0;
     }
-    let _ = (items, features, tags);
-    0
+    let n = items.iter().take_while(|i| i.message.len() <= 16).count() & !(LANES - 1);
+    let [mut fresh, mut used] = [Blocks8::default(), Blocks8::default()];
+    let (mut fresh, mut used) = (&mut fresh, &mut used);
+    // The chunk whose pads are in `used` and whose tags are still to come.
+    let mut pending: Option<(&[Item<'_>], &mut [[u8; TAG_BYTES]])> = None;
+    for (it, o) in items[..n].chunks_exact(LANES).zip(tags[..n].chunks_exact_mut(LANES)) {
+        let k = core::array::from_fn(|i| it[i].key.k());
+        let nonce = core::array::from_fn(|i| it[i].nonce);
+        leaf.pads8(k, nonce, fresh, PendingTags { chunk: pending.as_mut(), pads: used });
+        pending = Some((it, o));
+        core::mem::swap(&mut fresh, &mut used);
+    }
+    if let Some((pi, po)) = pending {
+        for ((item, s), t) in pi.iter().zip(&used.0).zip(po.iter_mut()) {
+            *t = short_tag(item.key.r(), s, item.message);
+        }
+    }
+    n
+}
+
+/// The tags of a chunk whose pads are ready, one per gap between the next
+/// chunk's AES rounds.
+struct PendingTags<'c, 'a, 'p> {
+    chunk: Option<&'c mut (&'a [Item<'a>], &'a mut [[u8; TAG_BYTES]])>,
+    pads: &'p Blocks8,
+}
+
+impl Between for PendingTags<'_, '_, '_> {
+    #[inline(always)]
+    fn round(&mut self, i: usize) {
+        if let Some((items, tags)) = self.chunk.as_mut()
+            && i < LANES
+        {
+            tags[i] = short_tag(items[i].key.r(), &self.pads.0[i], items[i].message);
+        }
+    }
 }
 
 /// Eight short messages of one length, with IFMA: their polynomials in
@@ -102,27 +135,22 @@ fn lanes(chunk: &[Item<'_>], features: Features, pads: &[[u8; 16]; LANES], out: 
 /// The backends a batch runs on with `features`: (the pads of a chunk of
 /// eight, the polynomials of eight equal-length messages), as labels.
 pub(crate) fn backend_names(features: Features) -> (&'static str, &'static str) {
-    let pads = if features.vaes512().is_some() { "vaes512" } else { PadEngine::pick(features).name() };
+    let pads = PadLeaf::best(features).name8();
     let lanes = if features.avx512ifma().is_some() { "ifma-lanes" } else { "per-item" };
     (pads, lanes)
 }
 
 /// AES_k(n) of each item of `chunk` into `pads`.
-fn pads_of(chunk: &[Item<'_>], features: Features, pads: &mut [[u8; 16]; LANES]) {
-    #[cfg(target_arch = "x86_64")]
-    if let (Some(token), LANES) = (features.vaes512(), chunk.len()) {
-        let mut k = [[0u8; 16]; LANES];
-        let mut n = [[0u8; 16]; LANES];
-        for (i, item) in chunk.iter().enumerate() {
-            k[i] = *item.key.k();
-            n[i] = *item.nonce;
-        }
-        *pads = super::backend::x86_vaes::pads8(token, &k, &n);
-        k.zeroize();
+fn pads_of(chunk: &[Item<'_>], features: Features, pads: &mut Blocks8) {
+    let leaf = PadLeaf::best(features);
+    if chunk.len() == LANES {
+        let k = core::array::from_fn(|i| chunk[i].key.k());
+        let nonce = core::array::from_fn(|i| chunk[i].nonce);
+        leaf.pads8(k, nonce, pads, Nothing);
         return;
     }
-    for (pad, item) in pads.iter_mut().zip(chunk) {
-        *pad = one_shot_pad(item.key, item.nonce, features);
+    for (pad, item) in pads.0.iter_mut().zip(chunk) {
+        *pad = leaf.pad(item.key.k(), item.nonce);
     }
 }
 

@@ -148,43 +148,10 @@ impl fmt::Debug for Poly1305Aes {
 }
 
 /// AES_k(n) for a key with no cached schedule: with AES-NI the schedule is
-/// computed in registers alongside the rounds (`backend/x86_aesni.rs`),
+/// computed in registers alongside the rounds (`crate::aes::x86_fused`),
 /// otherwise the `aes` crate expands it (and wipes it on drop).
 pub(super) fn one_shot_pad(key: &Key, nonce: &[u8; NONCE_BYTES], features: Features) -> [u8; 16] {
-    match PadEngine::pick(features) {
-        #[cfg(target_arch = "x86_64")]
-        PadEngine::AesNi(token) => super::backend::x86_aesni::pad(token, key.k(), nonce),
-        PadEngine::AesCrate => aes_pad(&key.cipher(), nonce),
-    }
-}
-
-/// Which code computes a one-shot AES_k(n): the one decision, so the label
-/// the benchmark and the CPU-class tests print is the code that runs.
-pub(crate) enum PadEngine {
-    /// AES-NI with the key schedule fused into the rounds.
-    #[cfg(target_arch = "x86_64")]
-    AesNi(crate::cpu::AesNi),
-    /// The `aes` crate (which makes its own choice of AES-NI or bitsliced code).
-    AesCrate,
-}
-
-impl PadEngine {
-    pub(crate) fn pick(features: Features) -> Self {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(token) = features.aesni() {
-            return PadEngine::AesNi(token);
-        }
-        let _ = features;
-        PadEngine::AesCrate
-    }
-
-    pub(crate) fn name(&self) -> &'static str {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            PadEngine::AesNi(_) => "aesni-fused",
-            PadEngine::AesCrate => "aes-crate",
-        }
-    }
+    crate::aes::PadLeaf::best(features).pad(key.k(), nonce)
 }
 
 /// Poly1305_r(m, AES_k(n)), the exact function of §2, AES key expansion included.

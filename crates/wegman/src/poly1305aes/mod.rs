@@ -40,6 +40,5 @@ mod traits;
 pub(crate) use batch::backend_names as batch_backend_names;
 pub use batch::{Item, authenticate_many, authenticate_many_with, verify_many};
 pub use key::{KEY_BYTES, Key, NONCE_BYTES, TAG_BYTES, check_r, clamp};
-pub(crate) use mac::PadEngine;
 pub use mac::{ExpandedKey, Poly1305Aes, authenticate, verify};
 pub use poly1305::Poly1305;

@@ -13,9 +13,8 @@
 //! - `x86_avx512ifma.rs`: AVX-512 IFMA, two sets of eight lanes of
 //!   radix-2^44 limbs; preferred when the CPU has it.
 //!
-//! - `x86_aesni.rs`: not a Poly1305 backend but the one-shot AES_k(n), key
-//!   schedule fused with the rounds, for a key not expanded in advance;
-//!   `x86_vaes.rs` the same for eight keys at once (batches).
+//! The AES_k(n) of a key not expanded in advance (one, or eight at once in
+//! batches) is `crate::aes::PadLeaf`'s.
 //!
 //! The `x86_*` leaves use `unsafe` only to enter their `#[target_feature]`
 //! code with a token from [`crate::cpu`] and for their vector loads (and
@@ -25,16 +24,10 @@ mod float64;
 pub(crate) mod soft;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-pub(crate) mod x86_aesni;
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod x86_avx512ifma;
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-pub(crate) mod x86_vaes;
 
 use crate::cpu::Features;
 use crate::platform::Platform;

@@ -1,6 +1,8 @@
-//! AES_k(n) for a one-shot Poly1305-AES tag with AES-NI: the key schedule
-//! computed round by round while the nonce is encrypted, the round keys
-//! never leaving registers (nothing stored, so nothing to wipe).
+//! AES-128 under keys used once, with AES-NI: the key schedule computed
+//! round by round while the block is encrypted, the round keys never
+//! leaving registers (nothing stored, so nothing to wipe). For one-shot
+//! Poly1305-AES pads ([`pad`]), batches of them under eight keys
+//! ([`pads8`]) and the one-shot MMH key stream ([`counter_blocks_and_pad`]).
 //!
 //! A one-shot tag needs one AES block under a key it has never expanded;
 //! expanding the whole schedule into memory first (and wiping it after)
@@ -11,11 +13,12 @@
 //! RotWord(w3) into all four columns, and `aesenclast` with round key
 //! rcon_i in every column applies SubBytes (ShiftRows moves bytes between
 //! identical columns, so it changes nothing) and XORs rcon. The prefix XOR
-//! is three byte-shifts by 4 and XORs.
+//! is three byte-shifts by 4 and XORs. `x86_fused256.rs` and
+//! `x86_fused512.rs` run the same steps on two and four keys per register.
 //!
-//! Tested equal to the `aes` crate on every shared vector (through the
-//! Poly1305-AES tags) and on random keys and nonces; AES-NI instructions run
-//! in time independent of their data, and nothing here branches or indexes.
+//! Tested equal to the `aes` crate on FIPS-197's vector and on random keys
+//! and nonces; AES-NI instructions run in time independent of their data,
+//! and nothing here branches or indexes on a secret.
 
 use core::arch::x86_64::*;
 
@@ -43,6 +46,50 @@ pub(crate) fn counter_blocks_and_pad<const N: usize>(
     // SAFETY: `token` is an `AesNi`, which `crate::cpu` hands out only after
     // detecting AES-NI and SSSE3 on this CPU.
     unsafe { encrypt_counters(token, k, kp, n) }
+}
+
+/// AES-128_{k[i]}(n[i]) for i in 0..8 into `out`: eight fused schedules
+/// whose rounds interleave (a lone schedule is a chain of ten dependent
+/// rounds; eight independent chains keep both AES units busy). After the
+/// (i+1)-th of the nine middle rounds, `between(i)` runs (i = 0..9): the
+/// caller's scalar work, issued between the vector rounds so the two kinds
+/// of unit work at once (see `poly1305aes/batch.rs`).
+pub(crate) fn pads8<B: super::Between>(
+    token: AesNi,
+    k: [&[u8; 16]; 8],
+    n: [&[u8; 16]; 8],
+    out: &mut super::Blocks8,
+    between: B,
+) {
+    // SAFETY: `token` is an `AesNi`, which `crate::cpu` hands out only after
+    // detecting AES-NI and SSSE3 on this CPU.
+    unsafe { encrypt8(token, k, n, out, between) }
+}
+
+#[target_feature(enable = "aes,ssse3,sse2")]
+fn encrypt8<B: super::Between>(
+    _proof: AesNi,
+    k: [&[u8; 16]; 8],
+    n: [&[u8; 16]; 8],
+    out: &mut super::Blocks8,
+    mut between: B,
+) {
+    // SAFETY: every `k[i]` and `n[i]` is 16 readable bytes; unaligned loads.
+    let mut key = k.map(|k| unsafe { _mm_loadu_si128(k.as_ptr().cast()) });
+    // SAFETY: as above.
+    let block = n.map(|n| unsafe { _mm_loadu_si128(n.as_ptr().cast()) });
+    let mut state: [__m128i; 8] = core::array::from_fn(|i| _mm_xor_si128(block[i], key[i]));
+    for (round, rcon) in [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b].into_iter().enumerate() {
+        for (s, k) in state.iter_mut().zip(key.iter_mut()) {
+            *k = next(*k, rcon);
+            *s = _mm_aesenc_si128(*s, *k);
+        }
+        between.round(round);
+    }
+    for ((o, s), k) in out.0.iter_mut().zip(state).zip(key) {
+        // SAFETY: `o` is 16 writable bytes; unaligned store.
+        unsafe { _mm_storeu_si128(o.as_mut_ptr().cast(), _mm_aesenclast_si128(s, next(k, 0x36))) };
+    }
 }
 
 #[target_feature(enable = "aes,ssse3,sse2")]
@@ -85,7 +132,7 @@ fn encrypt_counters<const N: usize>(
 /// The next round key after `k`, with round constant `rcon` in every column.
 #[target_feature(enable = "aes,ssse3,sse2")]
 #[inline]
-fn next(k: __m128i, rcon: i32) -> __m128i {
+pub(super) fn next(k: __m128i, rcon: i32) -> __m128i {
     // RotWord(w3) in every column: bytes 13, 14, 15, 12 of each word
     let rot = _mm_shuffle_epi8(k, _mm_set1_epi32(0x0c0f_0e0d));
     let t = _mm_aesenclast_si128(rot, _mm_set1_epi32(rcon));
@@ -148,6 +195,16 @@ mod tests {
             let (eight, p8) = counter_blocks_and_pad::<8>(token, &k, &kp, &n);
             assert_eq!((eight, p8), (got[..8].try_into().unwrap(), p));
         }
+    }
+
+    #[test]
+    fn eight_pads_equal_the_aes_crate_and_call_between_nine_times() {
+        let Some(token) = crate::cpu::Features::detect().aesni() else {
+            let uncapped = crate::cpu::Features::uncapped().aesni().is_some();
+            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("AesNi", uncapped));
+            return;
+        };
+        super::super::tests::check_pads8(&|k, n, out, between| pads8(token, k, n, out, between));
     }
 
     #[test]
