@@ -42,6 +42,7 @@ fn expected(alg: Alg, features: Features) -> Platform {
     match (alg.word_bytes(), features.avx2(), features.avx512ifma()) {
         (4, Some(_), _) => Platform::Avx2,
         (8, _, Some(_)) => Platform::Avx512Ifma,
+        (8, Some(_), None) => Platform::Avx2,
         _ => Platform::Portable,
     }
 }

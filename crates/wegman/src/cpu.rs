@@ -61,7 +61,9 @@ impl fmt::Debug for Vaes256 {
     }
 }
 
-/// Proof that this CPU runs AVX2 (and the OS saves its registers).
+/// Proof that this CPU runs AVX2 (and the OS saves its registers) and BMI2
+/// (`mulx`, which the MMH64 AVX2 leaf's scalar half uses; every AVX2 CPU so
+/// far has both, and a CPU that reports AVX2 alone gets no token).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Avx2(());
 
@@ -219,7 +221,7 @@ impl Features {
         let vaes256 = aesni && c.vaes && c.avx2;
         Features {
             aesni: aesni.then_some(AesNi(())),
-            avx2: c.avx2.then_some(Avx2(())),
+            avx2: (c.avx2 && c.bmi2).then_some(Avx2(())),
             avx512ifma: ifma.then_some(Avx512Ifma(())),
             vaes: vaes.then_some(Vaes512(())),
             vaes256: vaes256.then_some(Vaes256(())),

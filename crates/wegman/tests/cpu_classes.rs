@@ -38,7 +38,7 @@ fn classify(c: Cpuid) -> Option<Class> {
     let avx512 = c.avx512f && c.avx512vl && c.avx512bw && c.avx512ifma && c.avx512vbmi;
     let any512 = c.avx512f || c.avx512vl || c.avx512bw || c.avx512ifma || c.avx512vbmi;
     let aes = c.aes && c.ssse3;
-    match (aes, c.avx2, c.vaes, avx512, any512) {
+    match (aes, c.avx2 && c.bmi2, c.vaes, avx512, any512) {
         (false, false, false, false, false) => Some(Class::Portable),
         (true, false, false, false, false) => Some(Class::AesNi),
         (true, true, false, false, false) => Some(Class::Avx2),
@@ -61,7 +61,7 @@ fn expected(class: Class) -> Backends {
         cwc_ctr: "aes-crate",
     };
     let aesni = Backends { aes_pad: "aesni-fused", batch_pads: "aesni-fused", cwc_ctr: "aesni", ..portable };
-    let avx2 = Backends { poly1305: "avx2", mmh32: "avx2", cwc_hash: "avx2", ..aesni };
+    let avx2 = Backends { poly1305: "avx2", mmh32: "avx2", mmh64: "avx2", cwc_hash: "avx2", ..aesni };
     match class {
         Class::Portable => portable,
         Class::AesNi => aesni,
@@ -161,6 +161,8 @@ fn tokens_follow_the_flags_they_need() {
     assert_eq!([none, westmere, haswell, zen3, zen4].map(vaes256), [false, false, false, true, true]);
     // VAES reported without AVX2, or without AES-NI: no 256-bit VAES token.
     assert!(!vaes256(Cpuid { avx2: false, ..zen3 }) && !vaes256(Cpuid { aes: false, ..zen3 }));
+    // AVX2 without BMI2: no AVX2 token (its MMH64 leaf uses mulx).
+    assert_eq!(tokens(Cpuid { bmi2: false, ..haswell }), (true, false, false, false));
     // AVX2 without AES-NI (some virtual machines hide AES-NI).
     assert_eq!(tokens(Cpuid { aes: false, ..haswell }), (false, true, false, false));
     // AES without SSSE3 gives no AES-NI token (the leaves use pshufb).

@@ -9,8 +9,9 @@
 //! - `soft.rs`: portable, every algorithm.
 //! - `x86_avx2.rs`: AVX2 `vpmuludq` for the 32-bit algorithms (MMH32, its
 //!   Toeplitz variants, NMH32).
-//! - `x86_avx512ifma.rs`: AVX-512 IFMA for MMH64 and MMH64x2; MMH64 keys on
-//!   a CPU without IFMA run the portable code.
+//! - `x86_avx2_64.rs`: AVX2 `vpmuludq` for MMH64 and MMH64x2 (32-bit by
+//!   22-bit limb products), on CPUs without IFMA.
+//! - `x86_avx512ifma.rs`: AVX-512 IFMA for MMH64 and MMH64x2.
 //!
 //! The key words are the portable backend's; only `compress` differs.
 
@@ -18,6 +19,9 @@ mod soft;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86_avx2_64;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86_avx512ifma;
@@ -34,6 +38,9 @@ pub(crate) enum Keys {
     #[cfg(target_arch = "x86_64")]
     Avx2(soft::Keys, crate::cpu::Avx2),
     #[cfg(target_arch = "x86_64")]
+    /// MMH64 on AVX2: the key words and their 22-bit limbs.
+    Avx2Mmh64(soft::Keys, x86_avx2_64::Limbs, crate::cpu::Avx2),
+    #[cfg(target_arch = "x86_64")]
     Avx512Ifma(soft::Keys, crate::cpu::Avx512Ifma),
 }
 
@@ -44,6 +51,9 @@ impl Keys {
         match (alg.word_bytes(), features.avx2(), features.avx512ifma()) {
             (4, Some(token), _) => return Keys::Avx2(soft::Keys::new(alg), token),
             (8, _, Some(token)) => return Keys::Avx512Ifma(soft::Keys::new(alg), token),
+            (8, Some(token), None) => {
+                return Keys::Avx2Mmh64(soft::Keys::new(alg), x86_avx2_64::Limbs::new(alg), token);
+            }
             _ => {}
         }
         let _ = features;
@@ -54,7 +64,7 @@ impl Keys {
         match self {
             Keys::Portable(_) => Platform::Portable,
             #[cfg(target_arch = "x86_64")]
-            Keys::Avx2(..) => Platform::Avx2,
+            Keys::Avx2(..) | Keys::Avx2Mmh64(..) => Platform::Avx2,
             #[cfg(target_arch = "x86_64")]
             Keys::Avx512Ifma(..) => Platform::Avx512Ifma,
         }
@@ -66,7 +76,7 @@ impl Keys {
         match self {
             Keys::Portable(k) => k,
             #[cfg(target_arch = "x86_64")]
-            Keys::Avx2(k, _) | Keys::Avx512Ifma(k, _) => k,
+            Keys::Avx2(k, _) | Keys::Avx2Mmh64(k, ..) | Keys::Avx512Ifma(k, _) => k,
         }
     }
 
@@ -74,7 +84,7 @@ impl Keys {
         match self {
             Keys::Portable(k) => k,
             #[cfg(target_arch = "x86_64")]
-            Keys::Avx2(k, _) | Keys::Avx512Ifma(k, _) => k,
+            Keys::Avx2(k, _) | Keys::Avx2Mmh64(k, ..) | Keys::Avx512Ifma(k, _) => k,
         }
     }
 
@@ -88,6 +98,11 @@ impl Keys {
     /// little-endian bytes of the key-word stream (spec §2).
     pub(crate) fn push_level(&mut self, bytes: &[u8]) {
         self.words_mut().push_level(bytes);
+        #[cfg(target_arch = "x86_64")]
+        if let Keys::Avx2Mmh64(k, limbs, _) = self {
+            let x = k.level64(k.levels() - 1).expect("MMH64 key words");
+            limbs.push_level(x);
+        }
     }
 
     /// Hash whole blocks under level `level`'s key, w bytes out per block.
@@ -101,6 +116,11 @@ impl Keys {
                 None => k.compress(level, blocks, out),
             },
             #[cfg(target_arch = "x86_64")]
+            Keys::Avx2Mmh64(k, limbs, token) => match k.level64(level) {
+                Some(x) => x86_avx2_64::compress64(*token, k.alg(), x, limbs, level, blocks, out),
+                None => k.compress(level, blocks, out),
+            },
+            #[cfg(target_arch = "x86_64")]
             Keys::Avx512Ifma(k, token) => match k.level64(level) {
                 Some(x) => x86_avx512ifma::compress64(*token, k.alg(), x, blocks, out),
                 None => k.compress(level, blocks, out),
@@ -110,6 +130,10 @@ impl Keys {
 
     pub(crate) fn wipe(&mut self) {
         self.words_mut().wipe();
+        #[cfg(target_arch = "x86_64")]
+        if let Keys::Avx2Mmh64(_, limbs, _) = self {
+            limbs.wipe();
+        }
     }
 }
 

@@ -62,7 +62,7 @@ fn lanes_sum(v: __m256i) -> u64 {
 /// (each mod 2^64): `[Σa, Σb, Σc, Σd]`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn sums4(a: __m256i, b: __m256i, c: __m256i, d: __m256i) -> __m256i {
+pub(super) fn sums4(a: __m256i, b: __m256i, c: __m256i, d: __m256i) -> __m256i {
     // [a0+a1, b0+b1, a2+a3, b2+b3] and the same for c, d.
     let ab = _mm256_add_epi64(_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
     let cd = _mm256_add_epi64(_mm256_unpacklo_epi64(c, d), _mm256_unpackhi_epi64(c, d));
