@@ -138,6 +138,22 @@ fn each_class_runs_the_backends_of_the_table() {
     }
 }
 
+/// A CPU, not an emulator, that reports VAES and AVX2 computes 256-bit
+/// `vaesenc` as two 128-bit `aesenc`s: its known-answer test passes and it
+/// gets the `Vaes256` token (a check that always failed would survive every
+/// other test here, the table accepting the fallback). The CPU-class runs
+/// under qemu, whose TCG fails the check, set `WEGMAN_EMULATED`.
+#[test]
+fn real_vaes_hardware_passes_its_known_answer_test() {
+    if std::env::var_os("WEGMAN_EMULATED").is_some() {
+        return;
+    }
+    assert!(
+        !Features::vaes256_failed_its_check(),
+        "this CPU reports VAES and AVX2, but its 256-bit vaesenc disagrees with aesenc"
+    );
+}
+
 /// The rule itself, on the flags of each class and of mixes no machine here
 /// has: no token is inferred from another feature.
 #[test]

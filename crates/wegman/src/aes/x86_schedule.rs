@@ -75,3 +75,28 @@ impl RoundKeys {
         RoundKeys { rk, rounds }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Dropping `RoundKeys` zeroes every round key: no output shows it, so
+    /// its drop made a no-op survived mutation testing.
+    #[test]
+    fn dropping_round_keys_zeroes_them() {
+        let Some(token) = crate::cpu::Features::detect().aesni() else {
+            let uncapped = crate::cpu::Features::uncapped().aesni().is_some();
+            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("AesNi", uncapped));
+            return;
+        };
+        let keys = super::RoundKeys::new(token, &[0x5a; 32]);
+        assert!(keys.rk.iter().all(|r| r.iter().any(|&b| b != 0)), "every round key has a byte to zero");
+        let mut p = core::mem::MaybeUninit::new(keys);
+        // SAFETY: `p` holds an initialised `RoundKeys`, dropped here once (a
+        // `MaybeUninit` never drops it again).
+        unsafe { p.as_mut_ptr().drop_in_place() };
+        // SAFETY: the dropped value's memory is still `p`'s, and its round
+        // keys are plain bytes, valid for any bits: read through a raw
+        // pointer, with no reference to the dropped `RoundKeys`.
+        let rk = unsafe { (&raw const (*p.as_ptr()).rk).read() };
+        assert_eq!(rk, [[0; 16]; 15]);
+    }
+}
