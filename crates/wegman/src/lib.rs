@@ -39,6 +39,7 @@ pub mod cpu;
 pub mod ct;
 pub mod cwc;
 mod error;
+mod frame;
 #[cfg(target_arch = "x86_64")]
 mod ifma44;
 pub mod mmh;

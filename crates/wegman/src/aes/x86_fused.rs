@@ -74,6 +74,8 @@ fn encrypt8<B: super::Between>(
     out: &mut super::Blocks8,
     mut between: B,
 ) {
+    // Spill slots on their alignment wherever the stack lands (crate::frame).
+    let _frame = crate::frame::Align64::pin();
     // SAFETY: every `k[i]` and `n[i]` is 16 readable bytes; unaligned loads.
     let mut key = k.map(|k| unsafe { _mm_loadu_si128(k.as_ptr().cast()) });
     // SAFETY: as above.

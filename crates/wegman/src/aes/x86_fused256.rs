@@ -53,6 +53,8 @@ fn encrypt8<B: super::Between>(
     out: &mut super::Blocks8,
     mut between: B,
 ) {
+    // Spill slots on their alignment wherever the stack lands (crate::frame).
+    let _frame = crate::frame::Align64::pin();
     let mut key: [__m256i; 4] = core::array::from_fn(|i| pair(&k[2 * i..]));
     let mut state: [__m256i; 4] = core::array::from_fn(|i| _mm256_xor_si256(pair(&n[2 * i..]), key[i]));
     for (round, rcon) in [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b].into_iter().enumerate() {

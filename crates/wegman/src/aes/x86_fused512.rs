@@ -56,6 +56,8 @@ fn encrypt8<B: super::Between>(
     out: &mut super::Blocks8,
     mut between: B,
 ) {
+    // Spill slots on their alignment wherever the stack lands (crate::frame).
+    let _frame = crate::frame::Align64::pin();
     let (mut ka, mut kb) = (gather4(&k[..4]), gather4(&k[4..]));
     let mut sa = _mm512_xor_si512(gather4(&n[..4]), ka);
     let mut sb = _mm512_xor_si512(gather4(&n[4..]), kb);

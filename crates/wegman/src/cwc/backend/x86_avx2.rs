@@ -248,6 +248,8 @@ fn lane_sum(t: Limbs) -> u128 {
 /// Runs of 8 coefficients (a non-empty multiple of 96 bytes) in sets A and B.
 #[target_feature(enable = "avx2")]
 fn two_sets(_proof: Avx2, p: &Powers, r: u128, data: &[u8]) -> u128 {
+    // Spill slots on their alignment wherever the stack lands (crate::frame).
+    let _frame = crate::frame::Align64::pin();
     let (k8, s8) = broadcast(p.get(8));
     let mut steps = data.chunks_exact(96);
     let first = steps.next().expect("at least one step");
@@ -269,6 +271,8 @@ fn two_sets(_proof: Avx2, p: &Powers, r: u128, data: &[u8]) -> u128 {
 /// One group of 4 coefficients (48 bytes) or more, a multiple of 48 bytes, in one set.
 #[target_feature(enable = "avx2")]
 fn one_set(_proof: Avx2, p: &Powers, r: u128, data: &[u8]) -> u128 {
+    // Spill slots on their alignment wherever the stack lands (crate::frame).
+    let _frame = crate::frame::Align64::pin();
     let (k4, s4) = broadcast(p.get(4));
     let mut groups = data.chunks_exact(48);
     let mut a = plus_r(load(groups.next().expect("at least one group")), r);

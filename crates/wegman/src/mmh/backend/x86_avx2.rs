@@ -146,6 +146,8 @@ unsafe fn nmh32_acc(bp: *const u8, k: &[__m256i; 4]) -> __m256i {
 /// blocks and `out` holds 4·N bytes per block.
 #[target_feature(enable = "avx2")]
 unsafe fn mmh32_blocks<const N: usize>(_proof: Avx2, x: &[u32], blocks: &[u8], out: &mut [u8]) {
+    // Spill slots on their alignment wherever the stack lands (crate::frame).
+    let _frame = crate::frame::Align64::pin();
     let mut groups = blocks.chunks_exact(16 * K);
     let mut outs = out.chunks_exact_mut(16 * N);
     for (g, o) in (&mut groups).zip(&mut outs) {
@@ -181,6 +183,8 @@ unsafe fn mmh32_blocks<const N: usize>(_proof: Avx2, x: &[u32], blocks: &[u8], o
 /// blocks and `out` holds 4 bytes per block.
 #[target_feature(enable = "avx2")]
 unsafe fn nmh32_blocks(_proof: Avx2, x: &[u32], blocks: &[u8], out: &mut [u8]) {
+    // Spill slots on their alignment wherever the stack lands (crate::frame).
+    let _frame = crate::frame::Align64::pin();
     let kp = x.as_ptr();
     // SAFETY: x has at least 32 words: four unaligned 32-byte loads.
     let k: [__m256i; 4] = core::array::from_fn(|j| unsafe { _mm256_loadu_si256(kp.add(8 * j).cast()) });

@@ -254,6 +254,8 @@ fn carry(d: Limbs) -> Limbs {
 /// Takes the token so that only a holder of the proof can name the call.
 #[target_feature(enable = "avx2")]
 fn groups(_proof: Avx2, h: [u64; 3], blocks: &[u8], p: &Powers, hibit: u64) -> [u64; 3] {
+    // Spill slots on their alignment wherever the stack lands (crate::frame).
+    let _frame = crate::frame::Align64::pin();
     let hib = splat(hibit << 24);
     let (pairs, last) = blocks.split_at(blocks.len() & !127);
     let mut h = h;
