@@ -35,6 +35,16 @@ pub enum Error {
         /// The largest length allowed, in bytes.
         max: u64,
     },
+    /// A range that does not lie within the message (an incremental
+    /// update's `replace`).
+    OutOfRange {
+        /// Where the range starts.
+        offset: u64,
+        /// Its length.
+        len: u64,
+        /// The message's length.
+        message_len: u64,
+    },
     /// A tag length the algorithm does not allow.
     InvalidTagLength {
         /// The length asked for.
@@ -84,6 +94,9 @@ impl fmt::Display for Error {
             Error::TagMismatch => f.write_str("authenticator does not match"),
             Error::UnknownAlgorithm => f.write_str("unknown algorithm name"),
             Error::TooLong { what, max } => write!(f, "{what} too long: at most {max} bytes allowed"),
+            Error::OutOfRange { offset, len, message_len } => {
+                write!(f, "range of {len} bytes at offset {offset} is not within the {message_len}-byte message")
+            }
             Error::InvalidTagLength { got, min, max } => {
                 write!(f, "invalid tag length {got}: must be {min} to {max} bytes")
             }

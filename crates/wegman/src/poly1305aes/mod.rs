@@ -28,17 +28,24 @@
 //! # Layout
 //! `key.rs` (keys, clamp), `poly1305.rs` (the core with any s),
 //! `mac.rs` (Poly1305-AES, streaming and one-shot), `batch.rs`,
-//! `traits.rs` (RustCrypto), `backend/` (arithmetic, chosen per key).
+//! `parallel.rs` (one message on several threads), `incremental.rs`
+//! (a tag updated after an edit), `field.rs` (whole values mod 2^130 − 5,
+//! for those two), `traits.rs` (RustCrypto), `backend/` (arithmetic,
+//! chosen per key).
 
 pub(crate) mod backend;
 mod batch;
+pub(crate) mod field;
+mod incremental;
 mod key;
 mod mac;
+mod parallel;
 mod poly1305;
 mod traits;
 
 pub(crate) use batch::backend_names as batch_backend_names;
 pub use batch::{Item, authenticate_many, authenticate_many_with, verify_many};
+pub use incremental::Incremental;
 pub use key::{KEY_BYTES, Key, NONCE_BYTES, TAG_BYTES, check_r, clamp};
-pub use mac::{ExpandedKey, Poly1305Aes, authenticate, verify};
+pub use mac::{ExpandedKey, Poly1305Aes, authenticate, authenticate_parallel, verify, verify_parallel};
 pub use poly1305::Poly1305;

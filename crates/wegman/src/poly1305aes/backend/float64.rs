@@ -197,6 +197,12 @@ impl State {
 
     /// ((h mod 2^130-5) + s) mod 2^128, little-endian.
     pub(crate) fn finalize(&self, s: &[u8; 16]) -> [u8; 16] {
+        let [lo, mid, hi] = self.h();
+        soft::finalize(lo, mid, hi, s)
+    }
+
+    /// h as 64-bit limbs `[h0, h1, h2]` with h2 <= 4 (h < 5·2^128).
+    pub(crate) fn h(&self) -> [u64; 3] {
         // Exact coefficients: integers below 2^35 in magnitude.
         let mut c = [0i64; 4];
         for ((ci, &hi), &inv) in c.iter_mut().zip(&self.h).zip(&INV_WEIGHT) {
@@ -221,7 +227,7 @@ impl State {
         let (lo, k0) = lo.overflowing_add(5 * q);
         let (mid, k1) = mid.overflowing_add(u64::from(k0));
         let hi = hi + u64::from(k1); // <= 4: h < 5 * 2^128
-        soft::finalize(lo, mid, hi, s)
+        [lo, mid, hi]
     }
 
     pub(crate) fn wipe(&mut self) {

@@ -159,6 +159,20 @@ impl State {
         }
     }
 
+    /// The accumulator h (not reduced mod p) as 64-bit limbs `[h0, h1, h2]`
+    /// with h2 <= 4: what a chunk computed on its own contributes to the
+    /// whole message's polynomial (`parallel.rs`, `incremental.rs`).
+    pub(crate) fn h(&self) -> [u64; 3] {
+        match self {
+            State::Portable(st) => st.h(),
+            State::Float64(st) => st.h(),
+            #[cfg(target_arch = "x86_64")]
+            State::Avx2(st) => st.h(),
+            #[cfg(target_arch = "x86_64")]
+            State::Ifma(st) => st.h(),
+        }
+    }
+
     pub(crate) fn wipe(&mut self) {
         match self {
             State::Portable(s) => s.wipe(),

@@ -128,6 +128,11 @@ impl State {
         self.scalar.finalize(s)
     }
 
+    /// The accumulator as 64-bit limbs (h2 <= 4).
+    pub(crate) fn h(&self) -> [u64; 3] {
+        self.scalar.h()
+    }
+
     pub(crate) fn wipe(&mut self) {
         self.scalar.wipe();
     }

@@ -61,6 +61,7 @@ use core::arch::x86_64::*;
 use super::soft;
 use crate::cpu::Avx512Ifma;
 use crate::ifma44::Limbs;
+use crate::poly1305aes::field::{M42, M44, carry44, limbs44, mul44};
 
 /// With precomputed powers, runs shorter than this go through the portable
 /// code: from 128 bytes the lanes are as fast with the key's table in cache
@@ -76,9 +77,6 @@ pub(crate) const LAZY_MIN_BYTES: usize = 384;
 /// runs each): one-shot 511 bytes 469 -> 416 ticks, 1,024 467 -> 432,
 /// 2,048 730 -> 612.
 pub(crate) const LAZY_TWO_SETS_BYTES: usize = 1024;
-
-const M44: u64 = (1 << 44) - 1;
-const M42: u64 = (1 << 42) - 1;
 
 /// r^1 … r^16 in radix-2^44 limbs (an `ExpandedKey`'s precomputation), or
 /// only r^1 … r^8 (`count` 8, the rest zero) for one set of lanes; stored
@@ -157,39 +155,14 @@ impl State {
         self.scalar.finalize(s)
     }
 
+    /// The accumulator as 64-bit limbs (h2 <= 4).
+    pub(crate) fn h(&self) -> [u64; 3] {
+        self.scalar.h()
+    }
+
     pub(crate) fn wipe(&mut self) {
         self.scalar.wipe();
     }
-}
-
-/// 44-bit limbs of h = lo + hi·2^64 + top·2^128 (top <= 4).
-fn limbs44(lo: u64, hi: u64, top: u64) -> [u64; 3] {
-    [lo & M44, ((lo >> 44) | (hi << 20)) & M44, (hi >> 24) | (top << 40)]
-}
-
-/// Carry 0→1→2, fold limb 2's bits from 2^130 up into limb 0 times 5, then
-/// 0→1 (sums below 2^61 in, limbs < 2^44, 2^44 + 2^17, 2^42 out).
-fn carry44(mut d: [u128; 3]) -> [u64; 3] {
-    d[1] += d[0] >> 44;
-    d[0] &= u128::from(M44);
-    d[2] += d[1] >> 44;
-    d[1] &= u128::from(M44);
-    d[0] += 5 * (d[2] >> 42);
-    d[2] &= u128::from(M42);
-    d[1] += d[0] >> 44;
-    d[0] &= u128::from(M44);
-    [d[0] as u64, d[1] as u64, d[2] as u64]
-}
-
-/// a·b mod 2^130-5 in radix-2^44 limbs (scalar, for r^2).
-fn mul44(a: &[u64; 3], b: &[u64; 3]) -> [u64; 3] {
-    let m = |x: u64, y: u64| u128::from(x) * u128::from(y);
-    let (s1, s2) = (20 * b[1], 20 * b[2]);
-    carry44([
-        m(a[0], b[0]) + m(a[1], s2) + m(a[2], s1),
-        m(a[0], b[1]) + m(a[1], b[0]) + m(a[2], s2),
-        m(a[0], b[2]) + m(a[1], b[1]) + m(a[2], b[0]),
-    ])
 }
 
 /// Every lane of `x` from its lane `i`.
