@@ -31,6 +31,7 @@
 
 #![no_main]
 
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -81,7 +82,7 @@ fn keyed(name: &str, alg: &str, hex: &str) -> Keyed {
     let mut manifests: Vec<Vec<u8>> = Vec::new();
     for files in [&all[..], &all[1..2]] {
         let mut out = Collect(Vec::new());
-        assert_eq!(tag_files(&key, &mut store, files, &mut out, |_| NoProgress), Ok(0), "tag");
+        assert_eq!(tag_files(&key, &mut store, files, NonZeroUsize::MIN, &mut out, |_| NoProgress), Ok(0), "tag");
         manifests.push(out.0.iter().flat_map(|l| [l.as_bytes(), b"\n"]).flatten().copied().collect());
     }
     store.close().expect("close");

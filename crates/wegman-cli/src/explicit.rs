@@ -72,7 +72,8 @@ fn on_backend(key: AnyKey, backend: Backend) -> Result<AnyKey, String> {
 fn compute<'k>(args: &ExplicitArgs, key: &'k AnyKey) -> Result<AnyMac<'k>, String> {
     let nonce = hex::decode::<16>("nonce", &args.nonce_hex)?;
     let path = args.file.clone().unwrap_or_else(|| PathBuf::from("-"));
-    input::mac(key, &nonce, &[], Path::new(&path), &NoProgress)
+    let threads = args.threads.unwrap_or_else(input::all_cores);
+    input::mac_threads(key, &nonce, &[], Path::new(&path), threads, &NoProgress)
         .map_err(|e| format!("{}: {}", path.display(), input::describe(&e)))
 }
 

@@ -29,6 +29,11 @@ pub struct TagArgs {
     /// is this key's own: another key's counter can repeat nonces.
     #[arg(long)]
     adopt_nonce_state: bool,
+    /// Threads that read a large file at once (poly1305aes, a regular file
+    /// of 8 MiB or more); the manifest is the same for any number. Default:
+    /// one per core.
+    #[arg(long, value_name = "N")]
+    threads: Option<std::num::NonZeroUsize>,
     /// Files to tag; `-` is standard input.
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
@@ -47,7 +52,8 @@ pub fn run(args: &TagArgs) -> Result<u8, String> {
             e => e.to_string(),
         })?
         .with_reserve(args.nonce_reserve);
-    let status = tag_files(&key, &mut store, &args.files, &mut Console, progress::bar)?;
+    let threads = args.threads.unwrap_or_else(wegman_store::input::all_cores);
+    let status = tag_files(&key, &mut store, &args.files, threads, &mut Console, progress::bar)?;
     store.close().map_err(|e| e.to_string())?;
     Ok(status)
 }

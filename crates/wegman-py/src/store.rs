@@ -315,7 +315,11 @@ impl NonceStore {
         self.kind(py, Keyed::mac)?;
         let mut out = Collected::default();
         let status = self
-            .with_open(py, |o| tag::tag_files(o.key.mac()?, &mut o.store, &paths, &mut out, |_| NoProgress))?
+            .with_open(py, |o| {
+                tag::tag_files(o.key.mac()?, &mut o.store, &paths, wegman_store::input::all_cores(), &mut out, |_| {
+                    NoProgress
+                })
+            })?
             .map_err(store_err)?;
         if status != 0 {
             return Err(PyOSError::new_err(out.warnings.join("\n")));

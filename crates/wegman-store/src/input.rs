@@ -2,7 +2,11 @@
 
 use std::fs::File;
 use std::io::{self, Read};
+use std::num::NonZeroUsize;
 use std::path::Path;
+
+use wegman::cpu::Features;
+use wegman::poly1305aes::{ExpandedKey, Key};
 
 use crate::algs::{AnyKey, AnyMac};
 use crate::progress::Progress;
@@ -56,6 +60,84 @@ pub fn mac<'k>(
     mac_of(key, nonce, prefix, open(path)?, progress)
 }
 
+/// Regular files this long or longer are read by several threads at once
+/// under a Poly1305-AES key (the library starts a thread for each 4 MiB at
+/// most, and none below 8 MiB: docs/parallel.md).
+pub const PARALLEL_MIN_BYTES: u64 = 8 << 20;
+
+/// One thread per core (the default thread count of the commands).
+pub fn all_cores() -> NonZeroUsize {
+    std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN)
+}
+
+/// [`mac`] on up to `threads` threads: a regular file of at least
+/// [`PARALLEL_MIN_BYTES`] under a Poly1305-AES key is read by the threads
+/// at once (`pread`, 256 KiB at a time each) and tagged as one message with
+/// `prefix`; the tag is the same as one thread's. A file whose length
+/// changes while it is read gives an error, not a tag. Anything else (an
+/// MMH key, standard input, a short file) is streamed as by [`mac`].
+pub fn mac_threads<'k>(
+    key: &'k AnyKey,
+    nonce: &[u8; 16],
+    prefix: &[u8],
+    path: &Path,
+    threads: NonZeroUsize,
+    progress: &dyn Progress,
+) -> io::Result<AnyMac<'k>> {
+    if let AnyKey::Poly1305Aes(k, features) = key
+        && threads.get() > 1
+        && path.as_os_str() != "-"
+    {
+        let file = File::open(path)?;
+        let len = file.metadata()?.len();
+        if file.metadata()?.is_file() && len >= PARALLEL_MIN_BYTES {
+            return tag_file(k, *features, nonce, prefix, &file, len, threads, progress).map(AnyMac::Tagged);
+        }
+        return mac_of(key, nonce, prefix, Box::new(file), progress);
+    }
+    mac(key, nonce, prefix, path, progress)
+}
+
+/// Poly1305-AES of `prefix` and the `len` bytes of `file`, read on up to
+/// `threads` threads.
+#[allow(clippy::too_many_arguments)]
+fn tag_file(
+    key: &Key,
+    features: Features,
+    nonce: &[u8; 16],
+    prefix: &[u8],
+    file: &File,
+    len: u64,
+    threads: NonZeroUsize,
+    progress: &dyn Progress,
+) -> io::Result<[u8; 16]> {
+    use std::os::unix::fs::FileExt;
+    let changed = || io::Error::other("file changed size while being read");
+    let total = usize::try_from(len)
+        .ok()
+        .and_then(|n| n.checked_add(prefix.len()))
+        .ok_or_else(|| io::Error::other("file too large"))?;
+    let fill = |at: u64, buffer: &mut [u8]| -> io::Result<()> {
+        // The message is `prefix` then the file: copy what falls in the
+        // prefix, read the rest at its place in the file.
+        let at = at as usize;
+        let from_prefix = prefix.len().saturating_sub(at).min(buffer.len());
+        buffer[..from_prefix].copy_from_slice(&prefix[at.min(prefix.len())..at.min(prefix.len()) + from_prefix]);
+        let offset = (at + from_prefix - prefix.len()) as u64;
+        match file.read_exact_at(&mut buffer[from_prefix..], offset) {
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Err(changed()),
+            other => other?,
+        }
+        progress.inc((buffer.len() - from_prefix) as u64);
+        Ok(())
+    };
+    let tag = ExpandedKey::with_features(key, features).authenticate_parallel_from(nonce, total, threads, &fill)?;
+    if file.metadata()?.len() != len {
+        return Err(changed());
+    }
+    Ok(tag)
+}
+
 /// Stream `prefix` and then `input` through the MAC under `key` and `nonce`.
 pub fn mac_of<'k>(
     key: &'k AnyKey,
@@ -86,5 +168,37 @@ pub fn describe(e: &io::Error) -> String {
     match s.find(" (os error") {
         Some(i) => s[..i].to_string(),
         None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::NoProgress;
+
+    /// A file shorter than it was when its length was taken (truncated
+    /// while the threads read it) gives an error, never a tag; the same
+    /// file at its length gives the one-thread tag.
+    #[test]
+    fn a_file_that_shrinks_while_read_gives_no_tag() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let data: Vec<u8> = (0..(PARALLEL_MIN_BYTES as usize) + 77).map(|i| i as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        let key = Key::from_bytes_clamped(&[3; 32]);
+        let file = File::open(&path).unwrap();
+        let two = NonZeroUsize::new(2).unwrap();
+        let len = data.len() as u64;
+        let mut message = b"prefix ".to_vec();
+        message.extend_from_slice(&data);
+        let tag = tag_file(&key, Features::detect(), &[1; 16], b"prefix ", &file, len, two, &NoProgress).unwrap();
+        assert_eq!(tag, wegman::poly1305aes::authenticate(&key, &[1; 16], &message));
+        for claimed in [len + 1, len + (1 << 20)] {
+            let err = tag_file(&key, Features::detect(), &[1; 16], b"prefix ", &file, claimed, two, &NoProgress);
+            assert_eq!(err.unwrap_err().to_string(), "file changed size while being read");
+        }
+        // Grown since: read to the old length, then the length check refuses it.
+        let err = tag_file(&key, Features::detect(), &[1; 16], b"prefix ", &file, len - 16, two, &NoProgress);
+        assert_eq!(err.unwrap_err().to_string(), "file changed size while being read");
     }
 }

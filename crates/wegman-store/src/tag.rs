@@ -1,6 +1,7 @@
 //! The library half of `wegman tag`: a manifest of files, each tagged
 //! under the next nonce of the key's store, sealed by a last line.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use crate::algs::AnyKey;
@@ -26,11 +27,14 @@ pub fn refuse_non_utf8(files: &[PathBuf]) -> Result<(), String> {
 /// line per file, in order, then the seal line, all to `sink`. Returns the
 /// exit status: 0, or 1 if a file could not be read (its line is left out
 /// and a warning says why). `progress` makes the display of the bytes read
-/// from their total ([`crate::progress::NoProgress`] for none).
+/// from their total ([`crate::progress::NoProgress`] for none). A file of
+/// 8 MiB or more under a Poly1305-AES key is read by up to `threads`
+/// threads at once (`input::mac_threads`; the same line as one thread's).
 pub fn tag_files<P: Progress>(
     key: &AnyKey,
     store: &mut NonceStore,
     files: &[PathBuf],
+    threads: NonZeroUsize,
     sink: &mut dyn Sink,
     progress: impl FnOnce(u64) -> P,
 ) -> Result<u8, String> {
@@ -48,7 +52,8 @@ pub fn tag_files<P: Progress>(
         |_| store.next_nonce().map_err(|e| e.to_string()),
         |path, nonce| {
             let prefix = manifest::file_message_prefix(&path.to_string_lossy());
-            input::mac(key, nonce, &prefix, path, &bar).and_then(|m| m.finalize().map_err(std::io::Error::other))
+            input::mac_threads(key, nonce, &prefix, path, threads, &bar)
+                .and_then(|m| m.finalize().map_err(std::io::Error::other))
         },
         |i, nonce, res| {
             let name = files[i].to_string_lossy();

@@ -2,7 +2,7 @@
 //! `ExpandedKey::authenticate_parallel`, the `verify` forms): the same tag
 //! as the one-thread call and the reference, for every backend this CPU
 //! has, at lengths around the point where threads start (8 MiB) and the
-//! 1 MiB runs, with every thread count from 1 to 9 and far more threads
+//! 256 KiB runs, with every thread count from 1 to 9 and far more threads
 //! than runs. (The combination itself is tested at every cut of short
 //! messages, 1–64 runs, empty runs, in `src/poly1305aes/parallel.rs`.)
 
@@ -33,7 +33,7 @@ fn long_messages_match_the_reference_on_every_backend_and_thread_count() {
     let kr: [u8; 32] = key.to_bytes();
     let nonce = [0x5cu8; 16];
     // Just under, at and past the 8 MiB where a second thread starts, a
-    // final partial block, and a final partial 1 MiB run.
+    // final partial block, and a final partial 256 KiB run.
     // Under an emulator (the CPU-class runs) only the last, the others
     // natively.
     let lens = [(8 << 20) - 1, 8 << 20, (8 << 20) + 17, (9 << 20) + 4096 + 3];

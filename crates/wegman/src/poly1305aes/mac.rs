@@ -8,7 +8,7 @@ use zeroize::Zeroize;
 
 use super::backend::{Precomputed, State};
 use super::key::{Key, NONCE_BYTES, TAG_BYTES, aes_pad};
-use super::parallel;
+use super::parallel::{self, Fill};
 use super::poly1305::{Poly1305, whole_message};
 use crate::cpu::Features;
 use crate::error::Error;
@@ -96,6 +96,25 @@ impl ExpandedKey {
         let tag = parallel::tag_runs(&self.poly, &self.pre, &self.r, &s, message, &ends, threads);
         s.zeroize();
         tag
+    }
+
+    /// [`authenticate_parallel_from`] with this key (and the backend it
+    /// was expanded for).
+    pub fn authenticate_parallel_from<E: Send>(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        len: usize,
+        threads: NonZeroUsize,
+        fill: &Fill<'_, E>,
+    ) -> Result<[u8; TAG_BYTES], E> {
+        let (_, threads) = parallel::plan(len, threads);
+        let ends = parallel::run_ends(len);
+        let mut h = parallel::h_runs_from(&self.poly, &self.pre, &self.r, &ends, threads, fill)?;
+        let mut s = aes_pad(&self.cipher, nonce);
+        let tag = super::backend::soft::finalize(h[0], h[1], h[2], &s);
+        s.zeroize();
+        h.zeroize();
+        Ok(tag)
     }
 
     /// [`ExpandedKey::verify`] on up to `threads` threads.
@@ -228,7 +247,7 @@ pub fn authenticate(key: &Key, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> [u8
 /// Threads are started for the call and joined before it returns, at most
 /// one for each 4 MiB of message (none below 8 MiB: waiting for a thread
 /// to start would cost more than it saves), and they take the message's
-/// 1 MiB runs in turn with the calling thread, so a thread that starts late
+/// 256 KiB runs in turn with the calling thread, so a thread that starts late
 /// or runs on a busy core holds the others up by one run at most. A thread
 /// the system refuses leaves its share to the others. No call of this
 /// crate starts a thread unless asked like this.
@@ -260,6 +279,36 @@ pub fn authenticate_parallel(
     state.wipe();
     s.zeroize();
     tag
+}
+
+/// [`authenticate_parallel`] of a `len`-byte message that the caller
+/// supplies piece by piece rather than in memory (a file, read with `pread`
+/// by several threads at once): `fill(offset, buffer)` must put the
+/// message's bytes `offset .. offset + buffer.len()` into `buffer`, from
+/// any thread. Pieces are at most 256 KiB, one buffer per thread. The first
+/// error `fill` returns stops the computation and is returned; no tag is
+/// made from a message that could not be read whole.
+///
+/// ```
+/// use std::num::NonZeroUsize;
+/// use wegman::poly1305aes::{authenticate, authenticate_parallel_from, Key};
+/// let key = Key::from_bytes_clamped(&[2u8; 32]);
+/// let message = vec![1u8; 10 << 20];
+/// let fill = |at: u64, buf: &mut [u8]| -> Result<(), ()> {
+///     buf.copy_from_slice(&message[at as usize..at as usize + buf.len()]);
+///     Ok(())
+/// };
+/// let tag = authenticate_parallel_from(&key, &[0; 16], message.len(), NonZeroUsize::MIN.saturating_add(1), &fill);
+/// assert_eq!(tag, Ok(authenticate(&key, &[0; 16], &message)));
+/// ```
+pub fn authenticate_parallel_from<E: Send>(
+    key: &Key,
+    nonce: &[u8; NONCE_BYTES],
+    len: usize,
+    threads: NonZeroUsize,
+    fill: &Fill<'_, E>,
+) -> Result<[u8; TAG_BYTES], E> {
+    ExpandedKey::new(key).authenticate_parallel_from(nonce, len, threads, fill)
 }
 
 /// [`verify`] on up to `threads` threads (see [`authenticate_parallel`]).

@@ -47,5 +47,8 @@ pub(crate) use batch::backend_names as batch_backend_names;
 pub use batch::{Item, authenticate_many, authenticate_many_with, verify_many};
 pub use incremental::Incremental;
 pub use key::{KEY_BYTES, Key, NONCE_BYTES, TAG_BYTES, check_r, clamp};
-pub use mac::{ExpandedKey, Poly1305Aes, authenticate, authenticate_parallel, verify, verify_parallel};
+pub use mac::{
+    ExpandedKey, Poly1305Aes, authenticate, authenticate_parallel, authenticate_parallel_from, verify, verify_parallel,
+};
+pub use parallel::Fill;
 pub use poly1305::Poly1305;
