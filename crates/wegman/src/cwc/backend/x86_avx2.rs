@@ -287,6 +287,23 @@ fn one_set(_proof: Avx2, p: &Powers, r: u128, data: &[u8]) -> u128 {
 mod tests {
     use super::*;
 
+    /// Dropping `Powers` zeroes every limb of Kh^1 … Kh^8: no output shows
+    /// it, so its drop made a no-op survived mutation testing.
+    #[test]
+    fn dropping_powers_zeroes_them() {
+        let powers = Powers::new(&soft::Powers::new(0x1234_5678_9abc_def0_0fed_cba9_8765_4321));
+        assert!(powers.0.iter().all(|p| p.iter().any(|&l| l != 0)), "every power has a limb to zero");
+        let mut p = core::mem::MaybeUninit::new(powers);
+        // SAFETY: `p` holds an initialised `Powers`, dropped here once (a
+        // `MaybeUninit` never drops it again).
+        unsafe { p.as_mut_ptr().drop_in_place() };
+        // SAFETY: the dropped value's memory is still `p`'s, and its limbs
+        // are plain integers, valid for any bits: read through a raw
+        // pointer, with no reference to the dropped `Powers`.
+        let limbs = unsafe { (&raw const (*p.as_ptr()).0).read() };
+        assert_eq!(limbs, [[0; 5]; 8]);
+    }
+
     /// Both sets and the odd last group against the portable hash, for hash
     /// keys and running values at their extremes and all-0xff or random
     /// coefficients, every run length from 4 to 83 groups of 4.
