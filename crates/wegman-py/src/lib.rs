@@ -12,6 +12,7 @@ mod cwc;
 mod errors;
 mod mmh;
 mod poly;
+mod poly_incremental;
 mod store;
 
 use pyo3::prelude::*;

@@ -1,6 +1,9 @@
 //! `wegman.poly1305aes`: Poly1305-AES (Bernstein, FSE 2005), one-shot,
 //! streaming, with an expanded key, and in batches.
 
+use std::num::NonZeroUsize;
+
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use wegman::poly1305aes::{self as core, ExpandedKey as CoreExpanded, Item, Key, NONCE_BYTES, TAG_BYTES};
@@ -10,12 +13,17 @@ use crate::errors::{exact, to_py};
 
 /// The key `k || r` (32 bytes), checked: a wrong length or an r with
 /// forbidden bits set is a `ValueError` naming it.
-fn key(obj: &Bound<'_, PyAny>) -> PyResult<Key> {
+pub(crate) fn key(obj: &Bound<'_, PyAny>) -> PyResult<Key> {
     Key::from_slice(Bytes::new(obj, "key")?.as_slice()).map_err(to_py)
 }
 
+/// The `threads` argument: at least 1 (1, the default, starts no thread).
+pub(crate) fn threads(n: usize) -> PyResult<NonZeroUsize> {
+    NonZeroUsize::new(n).ok_or_else(|| PyValueError::new_err("threads must be at least 1"))
+}
+
 /// A view of a 16-byte argument (nonce or tag).
-fn block<'a>(what: &'static str, b: &'a Bytes<'_>) -> PyResult<&'a [u8; 16]> {
+pub(crate) fn block<'a>(what: &'static str, b: &'a Bytes<'_>) -> PyResult<&'a [u8; 16]> {
     exact::<16>(what, b.as_slice())
 }
 
@@ -47,23 +55,30 @@ impl<'a> Msg<'a> {
 /// The 16-byte Poly1305-AES tag of `data` under the 32-byte key `k || r`
 /// and a 16-byte nonce that must never repeat under this key. Every
 /// argument may be any bytes-like object; data of 2 KiB or more is hashed
-/// with the GIL released.
+/// with the GIL released. With `threads` above 1, data of 8 MiB or more is
+/// hashed on up to that many threads (one per 4 MiB at most; e.g.
+/// `threads=os.cpu_count()`), with the same tag.
 ///
 /// >>> from wegman import poly1305aes
 /// >>> poly1305aes.authenticate(bytes(32), bytes(16), b"").hex()
 /// '66e94bd4ef8a2c3b884cfa59ca342b2e'
+/// >>> big = bytes(9 << 20)
+/// >>> poly1305aes.authenticate(bytes(32), bytes(16), big, threads=2) == poly1305aes.authenticate(bytes(32), bytes(16), big)
+/// True
 #[pyfunction]
-#[pyo3(signature = (key, nonce, data))]
+#[pyo3(signature = (key, nonce, data, *, threads = 1))]
 fn authenticate<'py>(
     py: Python<'py>,
     key: &Bound<'py, PyAny>,
     nonce: &Bound<'py, PyAny>,
     data: &Bound<'py, PyAny>,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let threads = self::threads(threads)?;
     let key = self::key(key)?;
     let msg = Msg::new(nonce, data)?;
     let (n, m) = (msg.nonce(), msg.data());
-    let tag = maybe_detach(py, m.len(), || core::authenticate(&key, n, m));
+    let tag = maybe_detach(py, m.len(), || core::authenticate_parallel(&key, n, m, threads));
     Ok(PyBytes::new(py, &tag))
 }
 
@@ -71,25 +86,28 @@ fn authenticate<'py>(
 ///
 /// Check a 16-byte tag in constant time; raises `wegman.InvalidTag` if it
 /// does not match (and `ValueError` for arguments of the wrong length).
+/// `threads` as for `authenticate`.
 ///
 /// >>> from wegman import poly1305aes
 /// >>> tag = poly1305aes.authenticate(bytes(32), bytes(16), b"hi")
 /// >>> poly1305aes.verify(bytes(32), tag, bytes(16), b"hi")
 #[pyfunction]
-#[pyo3(signature = (key, tag, nonce, data))]
+#[pyo3(signature = (key, tag, nonce, data, *, threads = 1))]
 fn verify(
     py: Python<'_>,
     key: &Bound<'_, PyAny>,
     tag: &Bound<'_, PyAny>,
     nonce: &Bound<'_, PyAny>,
     data: &Bound<'_, PyAny>,
+    threads: usize,
 ) -> PyResult<()> {
+    let threads = self::threads(threads)?;
     let key = self::key(key)?;
     let t = Bytes::new(tag, "tag")?;
     let t = block("tag", &t)?;
     let msg = Msg::new(nonce, data)?;
     let (n, m) = (msg.nonce(), msg.data());
-    maybe_detach(py, m.len(), || core::verify(&key, t, n, m)).map_err(to_py)
+    maybe_detach(py, m.len(), || core::verify_parallel(&key, t, n, m, threads)).map_err(to_py)
 }
 
 /// clamp(key) -> bytes
@@ -276,22 +294,26 @@ impl ExpandedKey {
         Ok(ExpandedKey { inner: Box::new(CoreExpanded::new(&self::key(key)?)) })
     }
 
-    /// authenticate(nonce, data) -> bytes
+    /// authenticate(nonce, data, *, threads=1) -> bytes
     ///
-    /// The 16-byte tag of `data` under this key and `nonce`.
+    /// The 16-byte tag of `data` under this key and `nonce` (`threads` as
+    /// for `wegman.poly1305aes.authenticate`).
     ///
     /// >>> from wegman.poly1305aes import ExpandedKey
     /// >>> ExpandedKey(bytes(32)).authenticate(bytes(16), b"").hex()
     /// '66e94bd4ef8a2c3b884cfa59ca342b2e'
+    #[pyo3(signature = (nonce, data, *, threads = 1))]
     fn authenticate<'py>(
         &self,
         py: Python<'py>,
         nonce: &Bound<'py, PyAny>,
         data: &Bound<'py, PyAny>,
+        threads: usize,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let threads = self::threads(threads)?;
         let msg = Msg::new(nonce, data)?;
         let (n, m) = (msg.nonce(), msg.data());
-        let tag = maybe_detach(py, m.len(), || self.inner.authenticate(n, m));
+        let tag = maybe_detach(py, m.len(), || self.inner.authenticate_parallel(n, m, threads));
         Ok(PyBytes::new(py, &tag))
     }
 
@@ -302,18 +324,21 @@ impl ExpandedKey {
     /// >>> from wegman.poly1305aes import ExpandedKey
     /// >>> ek = ExpandedKey(bytes(32))
     /// >>> ek.verify(ek.authenticate(bytes(16), b"m"), bytes(16), b"m")
+    #[pyo3(signature = (tag, nonce, data, *, threads = 1))]
     fn verify(
         &self,
         py: Python<'_>,
         tag: &Bound<'_, PyAny>,
         nonce: &Bound<'_, PyAny>,
         data: &Bound<'_, PyAny>,
+        threads: usize,
     ) -> PyResult<()> {
+        let threads = self::threads(threads)?;
         let t = Bytes::new(tag, "tag")?;
         let t = block("tag", &t)?;
         let msg = Msg::new(nonce, data)?;
         let (n, m) = (msg.nonce(), msg.data());
-        maybe_detach(py, m.len(), || self.inner.verify(t, n, m)).map_err(to_py)
+        maybe_detach(py, m.len(), || self.inner.verify_parallel(t, n, m, threads)).map_err(to_py)
     }
 
     /// start(nonce) -> Poly1305AES
@@ -389,6 +414,7 @@ pub fn module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
     m.add_function(wrap_pyfunction!(authenticate_many, &m)?)?;
     m.add_class::<Poly1305AES>()?;
     m.add_class::<ExpandedKey>()?;
+    m.add_class::<crate::poly_incremental::Incremental>()?;
     m.add("KEY_SIZE", core::KEY_BYTES)?;
     m.add("NONCE_SIZE", NONCE_BYTES)?;
     m.add("TAG_SIZE", TAG_BYTES)?;

@@ -15,12 +15,14 @@ clamp = _impl.clamp
 authenticate_many = _impl.authenticate_many
 Poly1305AES = _impl.Poly1305AES
 ExpandedKey = _impl.ExpandedKey
+Incremental = _impl.Incremental
 KEY_SIZE: int = _impl.KEY_SIZE
 NONCE_SIZE: int = _impl.NONCE_SIZE
 TAG_SIZE: int = _impl.TAG_SIZE
 
 __all__ = [
     "ExpandedKey",
+    "Incremental",
     "KEY_SIZE",
     "NONCE_SIZE",
     "Poly1305AES",
