@@ -100,6 +100,27 @@ int wegman_poly1305aes_verify(const uint8_t tag[16],
                               const uint8_t *m, size_t len);
 
 /**
+ * wegman_poly1305aes_authenticate on up to `threads` threads (one per 4 MiB
+ * of message at most, none below 8 MiB), started for the call and joined
+ * before it returns: the same tag. m must not change meanwhile. Returns 0,
+ * or -1 with out zeroed if r has forbidden bits, a required pointer is NULL
+ * or threads is 0.
+ */
+int wegman_poly1305aes_authenticate_parallel(uint8_t out[16],
+                                             const uint8_t key[32],
+                                             const uint8_t nonce[16],
+                                             const uint8_t *m, size_t len,
+                                             size_t threads);
+
+/** wegman_poly1305aes_verify on up to `threads` threads; -1 also for threads 0. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_poly1305aes_verify_parallel(const uint8_t tag[16],
+                                       const uint8_t key[32],
+                                       const uint8_t nonce[16],
+                                       const uint8_t *m, size_t len,
+                                       size_t threads);
+
+/**
  * State of a streaming computation. Opaque: keep it anywhere (the stack is
  * fine) but only touch it through the functions below. Its size and
  * alignment are fixed by the ABI. Allocate it on the heap with

@@ -44,7 +44,10 @@ pub use cwc::{
     wegman_cwc_noncebytes,
 };
 pub use mmh::*;
-pub use oneshot::{wegman_poly1305, wegman_poly1305aes_authenticate, wegman_poly1305aes_verify};
+pub use oneshot::{
+    wegman_poly1305, wegman_poly1305aes_authenticate, wegman_poly1305aes_authenticate_parallel,
+    wegman_poly1305aes_verify, wegman_poly1305aes_verify_parallel,
+};
 pub use stream::{
     Poly1305AesState, wegman_poly1305aes_final, wegman_poly1305aes_final_verify, wegman_poly1305aes_init,
     wegman_poly1305aes_update,

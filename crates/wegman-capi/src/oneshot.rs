@@ -7,6 +7,7 @@
 //! request for the nearest valid key.
 
 use core::ffi::c_int;
+use std::num::NonZeroUsize;
 
 use wegman::poly1305aes::{self, KEY_BYTES, Key, NONCE_BYTES, Poly1305, TAG_BYTES};
 
@@ -30,19 +31,8 @@ pub unsafe extern "C" fn wegman_poly1305aes_authenticate(
     m: *const u8,
     len: usize,
 ) -> c_int {
-    guard(FAIL, || {
-        // SAFETY: caller contract: each input is NULL or readable for its
-        // stated length; the borrows end before `out` is written.
-        let inputs = unsafe { (array::<KEY_BYTES>(key), array::<NONCE_BYTES>(nonce), message(m, len)) };
-        let tag = match inputs {
-            (Some(key), Some(nonce), Some(m)) => {
-                Key::from_bytes(key).ok().map(|key| poly1305aes::authenticate(&key, nonce, m))
-            }
-            _ => None,
-        };
-        // SAFETY: caller contract: out is NULL or 16 writable bytes.
-        unsafe { write_tag_or_zeros(out, tag) }
-    })
+    // SAFETY: the caller's contract, which is the threaded call's.
+    unsafe { wegman_poly1305aes_authenticate_parallel(out, key, nonce, m, len, 1) }
 }
 
 /// `int wegman_poly1305aes_verify(const uint8_t tag[16], const uint8_t
@@ -62,14 +52,76 @@ pub unsafe extern "C" fn wegman_poly1305aes_verify(
     m: *const u8,
     len: usize,
 ) -> c_int {
+    // SAFETY: the caller's contract, which is the threaded call's.
+    unsafe { wegman_poly1305aes_verify_parallel(tag, key, nonce, m, len, 1) }
+}
+
+/// `int wegman_poly1305aes_authenticate_parallel(uint8_t out[16], const
+/// uint8_t key[32], const uint8_t nonce[16], const uint8_t *m, size_t len,
+/// size_t threads)`.
+///
+/// [`wegman_poly1305aes_authenticate`] on up to `threads` threads (one per
+/// 4 MiB of message at most, none below 8 MiB), started for the call and
+/// joined before it returns: the same tag. Returns 0, or -1 with `out`
+/// zeroed if r has forbidden bits, a required pointer is NULL or `threads`
+/// is 0.
+///
+/// # Safety
+/// `out`: NULL or 16 writable bytes; `key`: NULL or 32 readable bytes;
+/// `nonce`: NULL or 16 readable bytes; `m`: NULL or `len` readable bytes,
+/// read by several threads at once and not to be changed meanwhile (if it
+/// is, the tag is of some mix of old and new bytes).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wegman_poly1305aes_authenticate_parallel(
+    out: *mut u8,
+    key: *const u8,
+    nonce: *const u8,
+    m: *const u8,
+    len: usize,
+    threads: usize,
+) -> c_int {
+    guard(FAIL, || {
+        // SAFETY: caller contract: each input is NULL or readable for its
+        // stated length; the borrows end before `out` is written.
+        let inputs = unsafe { (array::<KEY_BYTES>(key), array::<NONCE_BYTES>(nonce), message(m, len)) };
+        let tag = match (inputs, NonZeroUsize::new(threads)) {
+            ((Some(key), Some(nonce), Some(m)), Some(threads)) => {
+                Key::from_bytes(key).ok().map(|key| poly1305aes::authenticate_parallel(&key, nonce, m, threads))
+            }
+            _ => None,
+        };
+        // SAFETY: caller contract: out is NULL or 16 writable bytes.
+        unsafe { write_tag_or_zeros(out, tag) }
+    })
+}
+
+/// `int wegman_poly1305aes_verify_parallel(const uint8_t tag[16], const
+/// uint8_t key[32], const uint8_t nonce[16], const uint8_t *m, size_t len,
+/// size_t threads)`.
+///
+/// [`wegman_poly1305aes_verify`] on up to `threads` threads; -1 also for
+/// `threads` 0.
+///
+/// # Safety
+/// `tag`, `nonce`: NULL or 16 readable bytes; `key`: NULL or 32 readable
+/// bytes; `m`: NULL or `len` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wegman_poly1305aes_verify_parallel(
+    tag: *const u8,
+    key: *const u8,
+    nonce: *const u8,
+    m: *const u8,
+    len: usize,
+    threads: usize,
+) -> c_int {
     guard(FAIL, || {
         // SAFETY: caller contract: each input is NULL or readable for its
         // stated length.
         let inputs =
             unsafe { (array::<TAG_BYTES>(tag), array::<KEY_BYTES>(key), array::<NONCE_BYTES>(nonce), message(m, len)) };
         let (Some(tag), Some(key), Some(nonce), Some(m)) = inputs else { return FAIL };
-        let Ok(key) = Key::from_bytes(key) else { return FAIL };
-        if poly1305aes::verify(&key, tag, nonce, m).is_ok() { OK } else { FAIL }
+        let (Ok(key), Some(threads)) = (Key::from_bytes(key), NonZeroUsize::new(threads)) else { return FAIL };
+        if poly1305aes::verify_parallel(&key, tag, nonce, m, threads).is_ok() { OK } else { FAIL }
     })
 }
 

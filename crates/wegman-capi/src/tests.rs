@@ -819,3 +819,53 @@ mod cwc {
         }
     }
 }
+
+#[test]
+fn parallel_calls_give_the_one_thread_tag_and_refuse_zero_threads() {
+    use crate::oneshot::{wegman_poly1305aes_authenticate_parallel, wegman_poly1305aes_verify_parallel};
+    let kr = [0x21u8; 32];
+    let mut key = kr;
+    poly1305aes::clamp((&mut key[16..]).try_into().unwrap());
+    let nonce = NONCE;
+    // Past 8 MiB (two threads and more), ending in a partial block.
+    let m: Vec<u8> = (0..(9usize << 20) + 3).map(|i| (i % 253) as u8).collect();
+    let want = expected(&key, &m);
+    for threads in [1usize, 2, 5] {
+        let mut out = [0xaau8; 16];
+        // SAFETY: every pointer is valid for its stated length.
+        let rc = unsafe {
+            wegman_poly1305aes_authenticate_parallel(
+                out.as_mut_ptr(),
+                key.as_ptr(),
+                nonce.as_ptr(),
+                m.as_ptr(),
+                m.len(),
+                threads,
+            )
+        };
+        assert_eq!((rc, out), (0, want), "{threads} threads");
+        // SAFETY: as above.
+        let rc = unsafe {
+            wegman_poly1305aes_verify_parallel(
+                want.as_ptr(),
+                key.as_ptr(),
+                nonce.as_ptr(),
+                m.as_ptr(),
+                m.len(),
+                threads,
+            )
+        };
+        assert_eq!(rc, 0);
+    }
+    let mut out = [0xaau8; 16];
+    // SAFETY: as above.
+    let rc = unsafe {
+        wegman_poly1305aes_authenticate_parallel(out.as_mut_ptr(), key.as_ptr(), nonce.as_ptr(), m.as_ptr(), m.len(), 0)
+    };
+    assert_eq!((rc, out), (-1, [0; 16]), "0 threads: -1 and out zeroed");
+    // SAFETY: as above.
+    let rc = unsafe {
+        wegman_poly1305aes_verify_parallel(want.as_ptr(), key.as_ptr(), nonce.as_ptr(), m.as_ptr(), m.len(), 0)
+    };
+    assert_eq!(rc, -1);
+}

@@ -111,6 +111,8 @@ fn abi() -> Vec<CFn> {
         safe fn wegman_poly1305aes_statebytes() -> usize;
         unsafe fn wegman_poly1305aes_authenticate(*mut u8, *const u8, *const u8, *const u8, usize) -> c_int;
         unsafe fn wegman_poly1305aes_verify(*const u8, *const u8, *const u8, *const u8, usize) -> c_int;
+        unsafe fn wegman_poly1305aes_authenticate_parallel(*mut u8, *const u8, *const u8, *const u8, usize, usize) -> c_int;
+        unsafe fn wegman_poly1305aes_verify_parallel(*const u8, *const u8, *const u8, *const u8, usize, usize) -> c_int;
         unsafe fn wegman_poly1305aes_init(*mut Poly1305AesState, *const u8, *const u8) -> c_int;
         unsafe fn wegman_poly1305aes_update(*mut Poly1305AesState, *const u8, usize) -> c_int;
         unsafe fn wegman_poly1305aes_final(*mut Poly1305AesState, *mut u8) -> c_int;
