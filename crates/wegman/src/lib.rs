@@ -43,6 +43,7 @@ mod frame;
 #[cfg(target_arch = "x86_64")]
 mod ifma44;
 pub mod mmh;
+pub mod parallel;
 pub mod platform;
 pub mod poly1305aes;
 #[allow(unsafe_code)]

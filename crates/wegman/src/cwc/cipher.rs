@@ -176,7 +176,13 @@ pub(crate) struct Ctr {
 
 impl Ctr {
     pub(crate) fn new(nonce: &[u8; 11]) -> Self {
-        Ctr { nonce: *nonce, next: 1, rest: [0; 16], rest_len: 0 }
+        Self::at_block(nonce, 0)
+    }
+
+    /// The keystream from message block `block` on (counter `block + 1`):
+    /// where a run of a message split across threads starts.
+    pub(crate) fn at_block(nonce: &[u8; 11], block: u64) -> Self {
+        Ctr { nonce: *nonce, next: block + 1, rest: [0; 16], rest_len: 0 }
     }
 
     /// Jump ahead `n` blocks (limit tests only).

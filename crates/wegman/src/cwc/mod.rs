@@ -24,7 +24,8 @@
 //! Layout: `cipher.rs` (AES, CWC-CTR), `hash.rs` (CWC-HASH),
 //! `backend/` (arithmetic mod 2^127 - 1, chosen per key), `key.rs`
 //! (one-shot ENC/DEC), `one_pass.rs` (the DEC every API ends in),
-//! `stream.rs` (streaming), `aead.rs` (RustCrypto).
+//! `stream.rs` (streaming), `parallel.rs` (one message on several threads),
+//! `aead.rs` (RustCrypto).
 
 mod aead;
 mod backend;
@@ -34,6 +35,7 @@ mod key;
 // Raw pointers: the ciphertext may be memory another thread writes.
 #[allow(unsafe_code)]
 mod one_pass;
+mod parallel;
 mod stream;
 
 pub use self::aead::{Cwc, CwcAes128, CwcAes192, CwcAes256, CwcTagSize};

@@ -10,14 +10,9 @@
 //!
 //! by Horner's rule over the runs (`field.rs`: one r^n by
 //! square-and-multiply and one product per run, a few microseconds in all).
-//! The threads are `std::thread::scope`'s: one per run, started for the
-//! call and joined before it returns (no pool to keep, no dependency, no
-//! thread left holding key material after the call). A thread that cannot
-//! be started is not an error: its run is computed in the calling thread.
+//! The threads are `crate::parallel`'s (scoped, started for the call).
 
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::thread;
 
 use zeroize::Zeroize;
 
@@ -25,6 +20,8 @@ use super::backend::soft;
 use super::backend::{Precomputed, State};
 use super::field::{add44, from_h64, mul44, pow44, r44, to_h64};
 use super::poly1305::absorb_last;
+pub use crate::parallel::Fill;
+use crate::parallel::{each_run, run_start};
 
 /// A thread is started only for at least this many bytes of message:
 /// below it, waiting for a thread to start costs more than it saves. A
@@ -38,11 +35,6 @@ pub(crate) const MIN_BYTES_PER_THREAD: usize = 4 << 20;
 /// it and the pass that hashes it; large enough that combining them costs
 /// nothing (one product and one sum per run, about 15 ns).
 pub(crate) const RUN_BYTES: usize = 256 << 10;
-
-/// What supplies a message piece by piece: `fill(offset, buffer)` puts the
-/// message's bytes `offset .. offset + buffer.len()` into `buffer`, from
-/// any thread.
-pub type Fill<'a, E> = dyn Fn(u64, &mut [u8]) -> Result<(), E> + Sync + 'a;
 
 /// Where the runs of a `len`-byte message end: every `RUN_BYTES` and at
 /// `len`.
@@ -137,7 +129,8 @@ pub(crate) fn h_runs_from<E: Send>(
 }
 
 /// The engine of both: run j (bytes `ends[j−1] .. ends[j]`) gives its h by
-/// `h_of(from, to, scratch)`, on whichever thread takes it.
+/// `h_of(from, to, scratch)`, on whichever thread takes it
+/// (`crate::parallel::each_run`); the h are combined in run order.
 fn h_runs_with<E: Send>(
     r: &[u8; 16],
     ends: &[usize],
@@ -145,57 +138,8 @@ fn h_runs_with<E: Send>(
     h_of: impl Fn(usize, usize, &mut Vec<u8>) -> Result<[u64; 3], E> + Sync,
 ) -> Result<[u64; 3], E> {
     debug_assert!(ends.windows(2).all(|w| w[0] <= w[1]) && ends[..ends.len() - 1].iter().all(|e| e % 16 == 0));
-    let from = |i: usize| if i == 0 { 0 } else { ends[i - 1] };
-    let mut hs = vec![[0u64; 3]; ends.len()];
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    // Each thread takes the next run not yet taken until none is left (or
-    // one failed), and returns what it computed with the runs' indexes:
-    // which thread took which run changes nothing in the result.
-    let take = || {
-        let mut done = Vec::new();
-        let mut scratch = Vec::new();
-        while !failed.load(Ordering::Relaxed) {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= ends.len() {
-                break;
-            }
-            let h = h_of(from(i), ends[i], &mut scratch);
-            if h.is_err() {
-                failed.store(true, Ordering::Relaxed);
-            }
-            done.push((i, h));
-        }
-        done
-    };
-    let mut first_error = None;
-    thread::scope(|scope| {
-        // A thread the system refuses leaves its share to the others.
-        let helpers: Vec<_> = (1..threads.min(ends.len()))
-            .filter_map(|_| thread::Builder::new().spawn_scoped(scope, take).ok())
-            .collect();
-        let mut done = take();
-        for helper in helpers {
-            done.extend(helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-        }
-        done.sort_unstable_by_key(|(i, _)| *i);
-        for (i, h) in done {
-            match h {
-                Ok(mut h) => {
-                    hs[i] = h;
-                    h.zeroize();
-                }
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
-            }
-        }
-    });
-    if let Some(e) = first_error {
-        hs.zeroize();
-        return Err(e);
-    }
-    let blocks: Vec<u64> = (0..ends.len()).map(|i| (ends[i] - from(i)).div_ceil(16) as u64).collect();
+    let mut hs = each_run(ends, threads, |_, from, to, scratch| h_of(from, to, scratch))?;
+    let blocks: Vec<u64> = (0..ends.len()).map(|i| (ends[i] - run_start(ends, i)).div_ceil(16) as u64).collect();
     let h = combine(r, &hs, &blocks);
     hs.zeroize();
     Ok(h)

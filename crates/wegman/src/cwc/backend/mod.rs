@@ -61,6 +61,15 @@ impl HashKey {
         HashKey::Portable(p)
     }
 
+    /// Kh, canonical (combining the hashes of runs computed apart).
+    pub(crate) fn kh(&self) -> u128 {
+        match self {
+            HashKey::Portable(p) => p.all()[0],
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Ifma(p, ..) | HashKey::Avx2(p, ..) => p.all()[0],
+        }
+    }
+
     /// Start loading the lane powers if a run of `len` bytes will use them.
     #[inline]
     pub(crate) fn prefetch_for(&self, len: usize) {

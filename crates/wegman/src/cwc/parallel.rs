@@ -1,0 +1,344 @@
+//! CWC-AES of one long message on several threads (issue 22).
+//!
+//! Both halves split: CWC-CTR is a counter mode, so a run starting at block
+//! b takes the keystream from counter b + 1; CWC-HASH is a polynomial in Kh
+//! mod 2^127 − 1, so each run's R_j is computed from R = 0 over its own
+//! 12-byte chunks and
+//!
+//! ```text
+//! R = R_A · Kh^(chunks of σ) + Σ_j R_j · Kh^(chunks after run j)
+//! ```
+//!
+//! by Horner's rule over the runs (R_A: the associated data, hashed on the
+//! calling thread). Runs are 192 KiB: whole AES blocks and whole 12-byte
+//! chunks (so only the last run is padded, as the whole σ is), and small
+//! enough for a core's L2. The threads are `crate::parallel`'s.
+//!
+//! Decryption keeps the one-pass rule (`one_pass.rs`): each run's
+//! ciphertext is read once into a private buffer, hashed and decrypted
+//! there; the tag is checked before the plaintext counts as released.
+
+use std::num::NonZeroUsize;
+use std::sync::Mutex;
+
+use zeroize::Zeroize;
+
+use super::NONCE_BYTES;
+use super::backend::soft;
+use super::cipher::{Ctr, counter_block};
+use super::hash::{absorb_padded, finish};
+use super::key::{CwcKey, Tag, check_len, check_tag_len, tag_eq};
+use crate::error::Error;
+use crate::parallel::{Fill, Sink, each_run, run_start};
+
+/// The runs the threads take turns at (a multiple of 16 and of 48).
+pub(crate) const RUN_BYTES: usize = 192 << 10;
+/// As for Poly1305-AES: a thread for each 4 MiB at most, none below 8 MiB.
+pub(crate) const MIN_BYTES_PER_THREAD: usize = 4 << 20;
+
+/// What a run does between reading its bytes and handing them on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// Plaintext in: encrypt, then hash the ciphertext.
+    Encrypt,
+    /// Ciphertext in: hash only (a tag check before anything is written).
+    Hash,
+    /// Ciphertext in: hash, then decrypt.
+    Decrypt,
+}
+
+fn run_ends(len: usize) -> Vec<usize> {
+    let mut ends: Vec<usize> = (1..len.div_ceil(RUN_BYTES)).map(|i| i * RUN_BYTES).collect();
+    ends.push(len);
+    ends
+}
+
+fn thread_count(len: usize, threads: NonZeroUsize) -> usize {
+    threads.get().min((len / MIN_BYTES_PER_THREAD).max(1))
+}
+
+/// Kh^n mod 2^127 − 1, canonical, by square-and-multiply over the bits of
+/// the public `n`.
+fn kh_pow(kh: u128, n: u64) -> u128 {
+    let mut acc = 1u128;
+    for bit in (0..u64::BITS - n.leading_zeros()).rev() {
+        acc = soft::canonical(soft::mul(acc, acc));
+        if (n >> bit) & 1 == 1 {
+            acc = soft::canonical(soft::mul(acc, kh));
+        }
+    }
+    acc
+}
+
+/// R (canonical) of A and a `len`-byte σ supplied run by run through
+/// `fill`; each run transformed by `op` and, with a `sink`, handed on.
+#[allow(clippy::too_many_arguments)]
+fn hash_runs<E: Send>(
+    key: &CwcKey,
+    nonce: &[u8; NONCE_BYTES],
+    aad: &[u8],
+    len: usize,
+    threads: NonZeroUsize,
+    op: Op,
+    fill: &Fill<'_, E>,
+    sink: Option<&Sink<'_, E>>,
+) -> Result<u128, E> {
+    let ends = run_ends(len);
+    let mut rs = each_run(&ends, thread_count(len, threads), |_, from, to, buffer| {
+        buffer.resize(to - from, 0);
+        fill(from as u64, buffer)?;
+        let ctr = || Ctr::at_block(nonce, (from / 16) as u64);
+        if op == Op::Encrypt {
+            ctr().apply(&key.cipher, buffer);
+        }
+        let r = absorb_padded(&key.hash, 0, buffer);
+        if op == Op::Decrypt {
+            ctr().apply(&key.cipher, buffer);
+        }
+        if let Some(sink) = sink
+            && !buffer.is_empty()
+        {
+            sink(from as u64, buffer)?;
+        }
+        Ok(r)
+    })?;
+    let kh = key.hash.kh();
+    let mut r = soft::canonical(absorb_padded(&key.hash, 0, aad));
+    let mut power: Option<(u64, u128)> = None;
+    for (i, rj) in rs.iter().enumerate() {
+        let chunks = (ends[i] - run_start(&ends, i)).div_ceil(12) as u64;
+        let p = match power {
+            Some((n, p)) if n == chunks => p,
+            _ => kh_pow(kh, chunks),
+        };
+        power = Some((chunks, p));
+        // Both canonical: the sum is below 2^128.
+        r = soft::canonical(soft::mul(r, p)) + soft::canonical(*rj);
+    }
+    if let Some((_, mut p)) = power {
+        p.zeroize();
+    }
+    rs.zeroize();
+    Ok(soft::canonical(r))
+}
+
+/// [`hash_runs`] from `input` (each byte read once) into `output`, whose
+/// runs each thread locks in turn (once each).
+fn in_memory(
+    key: &CwcKey,
+    nonce: &[u8; NONCE_BYTES],
+    aad: &[u8],
+    input: &[u8],
+    output: &mut [u8],
+    threads: NonZeroUsize,
+    op: Op,
+) -> Result<u128, Error> {
+    let pieces: Vec<Mutex<&mut [u8]>> = output.chunks_mut(RUN_BYTES).map(Mutex::new).collect();
+    let fill = |at: u64, buf: &mut [u8]| {
+        buf.copy_from_slice(&input[at as usize..at as usize + buf.len()]);
+        Ok::<(), Error>(())
+    };
+    let sink = |at: u64, buf: &[u8]| {
+        let mut piece = pieces[at as usize / RUN_BYTES].lock().unwrap_or_else(|p| p.into_inner());
+        piece.copy_from_slice(buf);
+        Ok::<(), Error>(())
+    };
+    hash_runs(key, nonce, aad, input.len(), threads, op, &fill, Some(&sink))
+}
+
+impl CwcKey {
+    /// The tag of σ whose hash R is `r` (wiped).
+    fn tag_of(&self, nonce: &[u8; NONCE_BYTES], r: u128, len_a: usize, len_c: usize, tag_len: usize) -> Tag {
+        let mut pad = counter_block(nonce, 0);
+        self.cipher.encrypt(&mut pad);
+        let tag = self.mac_of(finish(r, len_a as u64, len_c as u64), &pad, tag_len);
+        pad.zeroize();
+        tag
+    }
+
+    /// [`CwcKey::encrypt`] on up to `threads` threads (one per 4 MiB of
+    /// message at most, none below 8 MiB): `ciphertext || tag`, the same
+    /// bytes.
+    ///
+    /// ```
+    /// use std::num::NonZeroUsize;
+    /// use wegman::cwc::CwcKey;
+    /// let key = CwcKey::new(&[7u8; 16])?;
+    /// let message = vec![1u8; 9 << 20];
+    /// let two = NonZeroUsize::new(2).unwrap();
+    /// let sealed = key.encrypt_parallel(&[3; 11], b"aad", &message, 16, two)?;
+    /// assert_eq!(sealed, key.encrypt(&[3; 11], b"aad", &message, 16)?);
+    /// assert_eq!(key.decrypt_parallel(&[3; 11], b"aad", &sealed, 16, two)?, message);
+    /// # Ok::<(), wegman::Error>(())
+    /// ```
+    pub fn encrypt_parallel(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        plaintext: &[u8],
+        tag_len: usize,
+        threads: NonZeroUsize,
+    ) -> Result<Vec<u8>, Error> {
+        check_tag_len(tag_len)?;
+        check_len("associated data", aad.len() as u64)?;
+        check_len("message", plaintext.len() as u64)?;
+        if thread_count(plaintext.len(), threads) == 1 {
+            return self.encrypt(nonce, aad, plaintext, tag_len);
+        }
+        let mut out = vec![0u8; plaintext.len() + tag_len];
+        let (body, tail) = out.split_at_mut(plaintext.len());
+        let r = in_memory(self, nonce, aad, plaintext, body, threads, Op::Encrypt)?;
+        tail.copy_from_slice(self.tag_of(nonce, r, aad.len(), plaintext.len(), tag_len).as_slice());
+        Ok(out)
+    }
+
+    /// [`CwcKey::decrypt`] on up to `threads` threads: the plaintext, or an
+    /// error and nothing at all. Each byte of `sealed` is read once (into a
+    /// run's private buffer, hashed and decrypted there); on a wrong tag the
+    /// plaintext is zeroed before it is freed.
+    pub fn decrypt_parallel(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        sealed: &[u8],
+        tag_len: usize,
+        threads: NonZeroUsize,
+    ) -> Result<Vec<u8>, Error> {
+        check_tag_len(tag_len)?;
+        check_len("associated data", aad.len() as u64)?;
+        if thread_count(sealed.len(), threads) == 1 {
+            return self.decrypt(nonce, aad, sealed, tag_len);
+        }
+        let split = sealed.len().checked_sub(tag_len).ok_or(Error::TagMismatch)?;
+        check_len("ciphertext", split as u64)?;
+        let (c, tag) = sealed.split_at(split);
+        let mut out = vec![0u8; split];
+        let r = in_memory(self, nonce, aad, c, &mut out, threads, Op::Decrypt)?;
+        let mine = self.tag_of(nonce, r, aad.len(), split, tag_len);
+        if tag_eq(&mine, tag) {
+            Ok(out)
+        } else {
+            out.zeroize();
+            Err(Error::TagMismatch)
+        }
+    }
+
+    /// CWC-ENC of a `len`-byte message supplied piece by piece (a file read
+    /// with `pread`) on up to `threads` threads: `fill(offset, buffer)`
+    /// gives plaintext, `sink(offset, ciphertext)` takes the ciphertext of
+    /// the same bytes (in any order, from any thread); returns the tag.
+    /// Lengths are checked before anything is read; the first error of
+    /// `fill` or `sink` stops the threads and is returned.
+    #[allow(clippy::too_many_arguments)]
+    pub fn encrypt_parallel_from<E: From<Error> + Send>(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        len: usize,
+        tag_len: usize,
+        threads: NonZeroUsize,
+        fill: &Fill<'_, E>,
+        sink: &Sink<'_, E>,
+    ) -> Result<Tag, E> {
+        check_tag_len(tag_len)?;
+        check_len("associated data", aad.len() as u64)?;
+        check_len("message", len as u64)?;
+        let r = hash_runs(self, nonce, aad, len, threads, Op::Encrypt, fill, Some(sink))?;
+        Ok(self.tag_of(nonce, r, aad.len(), len, tag_len))
+    }
+
+    /// CWC-DEC of a `len`-byte ciphertext supplied piece by piece, with its
+    /// `tag`, on up to `threads` threads, in two passes: the first only
+    /// hashes and checks the tag (`sink` sees nothing if it is wrong); the
+    /// second reads the ciphertext again, hashes and decrypts each run
+    /// (from one read of it) and hands the plaintext to `sink`, then checks
+    /// the tag again. `Ok(())` only if both checks pass: on an error after
+    /// the first pass (the input changed between the passes, or `fill` or
+    /// `sink` failed) the caller must discard what `sink` received.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decrypt_parallel_from<E: From<Error> + Send>(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        len: usize,
+        tag: &[u8],
+        threads: NonZeroUsize,
+        fill: &Fill<'_, E>,
+        sink: &Sink<'_, E>,
+    ) -> Result<(), E> {
+        check_tag_len(tag.len())?;
+        check_len("associated data", aad.len() as u64)?;
+        check_len("ciphertext", len as u64)?;
+        for op in [Op::Hash, Op::Decrypt] {
+            let r = hash_runs(self, nonce, aad, len, threads, op, fill, (op == Op::Decrypt).then_some(sink))?;
+            if !tag_eq(&self.tag_of(nonce, r, aad.len(), len, tag.len()), tag) {
+                return Err(Error::TagMismatch.into());
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::Features;
+
+    fn levels() -> Vec<Features> {
+        Features::detect().every_level()
+    }
+
+    /// Every backend, 1–3 threads, against the one-thread calls (which the
+    /// vector and reference tests pin), at lengths around the runs'
+    /// boundaries and the 12-byte chunks, and a tag refused.
+    #[test]
+    fn same_bytes_as_one_thread_at_run_boundaries() {
+        let emulated = std::env::var_os("WEGMAN_EMULATED").is_some();
+        let lens = [0usize, 1, 12, RUN_BYTES - 1, RUN_BYTES, RUN_BYTES + 11, 3 * RUN_BYTES + 13];
+        let message: Vec<u8> = (0..3 * RUN_BYTES + 13).map(|i| (i * 31 + 7) as u8).collect();
+        for features in levels() {
+            let key = CwcKey::with_features(&[0x42; 16], features).unwrap();
+            for &len in lens.iter().filter(|&&l| !emulated || l <= RUN_BYTES + 11) {
+                let m = &message[..len];
+                let want = key.encrypt(&[9; 11], b"header", m, 16).unwrap();
+                // Below 8 MiB the public calls keep one thread; the runs and
+                // their combination are the same code on any thread count.
+                for t in [1usize, 2, 3] {
+                    let t = NonZeroUsize::new(t).unwrap();
+                    let r = |op| {
+                        let fill = |at: u64, b: &mut [u8]| {
+                            b.copy_from_slice(&m[at as usize..at as usize + b.len()]);
+                            Ok::<(), Error>(())
+                        };
+                        hash_runs(&key, &[9; 11], b"header", len, t, op, &fill, None).unwrap()
+                    };
+                    let tag = key.tag_of(&[9; 11], r(Op::Encrypt), 6, len, 16);
+                    assert_eq!(tag.as_slice(), &want[len..], "{features:?} len {len}");
+                    let c = &want[..len];
+                    let fill = |at: u64, b: &mut [u8]| {
+                        b.copy_from_slice(&c[at as usize..at as usize + b.len()]);
+                        Ok::<(), Error>(())
+                    };
+                    let r = hash_runs(&key, &[9; 11], b"header", len, t, Op::Hash, &fill, None).unwrap();
+                    assert_eq!(key.tag_of(&[9; 11], r, 6, len, 16).as_slice(), &want[len..]);
+                }
+                let two = NonZeroUsize::new(2).unwrap();
+                assert_eq!(key.encrypt_parallel(&[9; 11], b"header", m, 16, two).unwrap(), want);
+                assert_eq!(key.decrypt_parallel(&[9; 11], b"header", &want, 16, two).unwrap(), m);
+                let mut bad = want.clone();
+                bad[len / 2] ^= 1;
+                assert_eq!(key.decrypt_parallel(&[9; 11], b"header", &bad, 16, two), Err(Error::TagMismatch));
+            }
+        }
+    }
+
+    #[test]
+    fn kh_powers_match_repeated_products() {
+        let kh = (1u128 << 126) + 12345;
+        let mut want = 1u128;
+        for n in 0..70u64 {
+            assert_eq!(kh_pow(kh, n), want, "n = {n}");
+            want = soft::canonical(soft::mul(want, kh));
+        }
+    }
+}
