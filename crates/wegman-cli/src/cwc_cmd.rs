@@ -26,6 +26,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::num::NonZeroUsize;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
@@ -74,6 +75,10 @@ pub struct AeadArgs {
     /// Where to write the result (default, or `-`: standard output).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
+    /// Threads that read a large input at once (a regular file of 8 MiB or
+    /// more); the output is the same for any number. Default: one per core.
+    #[arg(long, value_name = "N")]
+    threads: Option<NonZeroUsize>,
     /// Input file; `-` or nothing reads standard input.
     #[arg(value_name = "FILE")]
     file: Option<PathBuf>,
@@ -177,7 +182,7 @@ fn staged(path: &Path, add: bool) {
 /// A private temporary file that becomes the output only on `commit`: for
 /// standard output an anonymous file (no name, nothing left behind in any
 /// case); for `-o FILE` a hidden file beside FILE, renamed onto it.
-struct Staged {
+pub struct Staged {
     /// The hidden file's name; `None` for the anonymous file or once committed.
     tmp: Option<PathBuf>,
     file: Option<BufWriter<File>>,
@@ -255,6 +260,20 @@ impl Staged {
     fn write(&mut self, data: &[u8]) -> Result<(), String> {
         let f = self.file.as_mut().expect("open until commit");
         f.write_all(data).map_err(|e| self.describe(&e))
+    }
+
+    /// Write the buffered bytes out (before [`Staged::write_at`]).
+    pub fn flush(&mut self) -> Result<(), String> {
+        let f = self.file.as_mut().expect("open until commit");
+        f.flush().map_err(|e| self.describe(&e))
+    }
+
+    /// `data` at `offset` of the staged file (`pwrite`: any thread, any
+    /// order; after [`Staged::flush`]).
+    pub fn write_at(&self, offset: u64, data: &[u8]) -> Result<(), String> {
+        use std::os::unix::fs::FileExt;
+        let f = self.file.as_ref().expect("open until commit");
+        f.get_ref().write_all_at(data, offset).map_err(|e| self.describe(&e))
     }
 
     /// Make the staged bytes the output: rename onto the destination, or
@@ -341,6 +360,16 @@ pub fn seal(a: &AeadArgs) -> Result<u8, String> {
         }
         (None, None) => unreachable!("inputs() requires a nonce or a store"),
     };
+    let threads = a.threads.unwrap_or_else(input::all_cores);
+    if let Some((file, len)) =
+        crate::cwc_threads::large_file(&inp.input, threads).map_err(|e| format!("{name}: {}", input::describe(&e)))?
+    {
+        let base = if inp.nonce.is_some() { 0 } else { NONCE_BYTES as u64 };
+        let io = (&file, len, name.as_str());
+        crate::cwc_threads::seal(&inp.key, &nonce, &inp.aad, inp.tag_len, threads, io, &mut out, base)?;
+        out.commit()?;
+        return Ok(0);
+    }
     let mut enc = inp.key.encryptor(&nonce, &inp.aad, inp.tag_len).map_err(|e| e.to_string())?;
     let mut buf = vec![0u8; CHUNK];
     loop {
@@ -428,6 +457,21 @@ pub fn open(a: &AeadArgs) -> Result<u8, String> {
     let Some(body) = total.checked_sub(start + inp.tag_len as u64) else {
         return fail();
     };
+    let threads = a.threads.unwrap_or_else(input::all_cores);
+    if threads.get() > 1 && body >= input::PARALLEL_MIN_BYTES {
+        let mut tag = vec![0u8; inp.tag_len];
+        {
+            use std::os::unix::fs::FileExt;
+            f.read_exact_at(&mut tag, start + body).map_err(|_| format!("{name}: file shrank while reading"))?;
+        }
+        let out = Staged::new(a.destination())?;
+        let io = (&f, start, body, name.as_str());
+        if !crate::cwc_threads::open(&inp.key, &nonce, &inp.aad, &tag, threads, io, &out)? {
+            return fail();
+        }
+        out.commit()?;
+        return Ok(0);
+    }
     // Pass 1: verify. Nothing is written.
     let mut ver = inp.key.verifier(&nonce, &inp.aad, inp.tag_len).map_err(|e| e.to_string())?;
     let mut buf = vec![0u8; CHUNK];

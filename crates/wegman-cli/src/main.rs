@@ -7,6 +7,7 @@ mod alg_arg;
 mod backend;
 mod check;
 mod cwc_cmd;
+mod cwc_threads;
 mod explicit;
 mod guard;
 mod out;

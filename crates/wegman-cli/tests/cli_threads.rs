@@ -85,3 +85,57 @@ fn a_manifest_tagged_on_several_threads_passes_check() {
     let check = run(wegman().args(["check", "-k", "key", "manifest"]).current_dir(dir.path()), None);
     assert_eq!(check.status.code(), Some(1), "{}", text(&check.stdout));
 }
+
+#[test]
+fn seal_and_open_are_the_same_on_any_number_of_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big"), big()).unwrap();
+    let key =
+        ["--key-hex", "000102030405060708090a0b0c0d0e0f1011121314151617", "--nonce-hex", "0102030405060708090a0b"];
+    let sealed: Vec<Vec<u8>> = ["1", "2", "5"]
+        .iter()
+        .map(|t| {
+            let out = run(
+                wegman()
+                    .args(["seal", "cwc"])
+                    .args(key)
+                    .args(["--aad-hex", "aa", "--threads", t, "big"])
+                    .current_dir(dir.path()),
+                None,
+            );
+            assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+            out.stdout
+        })
+        .collect();
+    assert!(sealed[0] == sealed[1] && sealed[0] == sealed[2], "seal differs between thread counts");
+    std::fs::write(dir.path().join("sealed"), &sealed[0]).unwrap();
+    for t in ["1", "3"] {
+        let out = run(
+            wegman()
+                .args(["open", "cwc"])
+                .args(key)
+                .args(["--aad-hex", "aa", "--threads", t, "sealed"])
+                .current_dir(dir.path()),
+            None,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(out.stdout == big(), "open --threads {t}");
+    }
+    // A flipped byte in the second thread's share: exit 1, nothing written.
+    let mut bad = sealed[0].clone();
+    bad[7 << 20] ^= 0x40;
+    std::fs::write(dir.path().join("bad"), &bad).unwrap();
+    let out = run(
+        wegman()
+            .args(["open", "cwc"])
+            .args(key)
+            .args(["--aad-hex", "aa", "--threads", "2", "-o", "plain", "bad"])
+            .current_dir(dir.path()),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty() && !dir.path().join("plain").exists());
+    assert!(text(&out.stderr).contains("authentication FAILED; nothing written"), "{}", text(&out.stderr));
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers.len(), 3, "no staged file left behind: {leftovers:?}");
+}
