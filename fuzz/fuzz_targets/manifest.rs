@@ -43,7 +43,7 @@ use wegman_store::manifest::{self, Entry};
 use wegman_store::nonce::{NonceStore, state_path_for_key};
 use wegman_store::progress::NoProgress;
 use wegman_store::sink::Sink;
-use wegman_store::tag::tag_files;
+use wegman_store::tag::{TagOptions, tag_files};
 
 /// The files the genuine manifests list, and their contents.
 const FILES: [(&str, &[u8]); 4] =
@@ -82,7 +82,7 @@ fn keyed(name: &str, alg: &str, hex: &str) -> Keyed {
     let mut manifests: Vec<Vec<u8>> = Vec::new();
     for files in [&all[..], &all[1..2]] {
         let mut out = Collect(Vec::new());
-        assert_eq!(tag_files(&key, &mut store, files, NonZeroUsize::MIN, &mut out, |_| NoProgress), Ok(0), "tag");
+        assert_eq!(tag_files(&key, &mut store, files, &TagOptions { threads: NonZeroUsize::MIN, keep_state: None }, &mut out, |_| NoProgress), Ok(0), "tag");
         manifests.push(out.0.iter().flat_map(|l| [l.as_bytes(), b"\n"]).flatten().copied().collect());
     }
     store.close().expect("close");

@@ -11,6 +11,7 @@ mod cwc_threads;
 mod explicit;
 mod guard;
 mod out;
+mod patch;
 mod progress;
 mod selftest;
 mod tag;
@@ -51,6 +52,8 @@ enum Command {
     Tag(tag::TagArgs),
     /// Verify the files listed in a manifest made by `wegman tag`.
     Check(check::CheckArgs),
+    /// Replace bytes of a file tagged with `tag --keep-state` and print its manifest re-tagged, reading only those bytes.
+    Patch(patch::PatchArgs),
     /// Print the tag of one input under an explicit key and nonce.
     Mac(MacArgs),
     /// Verify a tag of one input under an explicit key and nonce (exit 0 valid, 1 invalid).
@@ -155,6 +158,7 @@ fn main() -> ExitCode {
         Command::Keygen { output, alg } => keygen(&output, &alg).map(|()| 0),
         Command::Tag(args) => tag::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Patch(args) => patch::run(&args),
         Command::Mac(args) => explicit::mac(&args),
         Command::Verify(args) => explicit::verify(&args),
         Command::Seal(args) => cwc_cmd::seal(&args),

@@ -316,9 +316,8 @@ impl NonceStore {
         let mut out = Collected::default();
         let status = self
             .with_open(py, |o| {
-                tag::tag_files(o.key.mac()?, &mut o.store, &paths, wegman_store::input::all_cores(), &mut out, |_| {
-                    NoProgress
-                })
+                let options = tag::TagOptions { threads: wegman_store::input::all_cores(), keep_state: None };
+                tag::tag_files(o.key.mac()?, &mut o.store, &paths, &options, &mut out, |_| NoProgress)
             })?
             .map_err(store_err)?;
         if status != 0 {

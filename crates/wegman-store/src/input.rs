@@ -111,15 +111,33 @@ fn tag_file(
     threads: NonZeroUsize,
     progress: &dyn Progress,
 ) -> io::Result<[u8; 16]> {
-    use std::os::unix::fs::FileExt;
-    let changed = || io::Error::other("file changed size while being read");
     let total = usize::try_from(len)
         .ok()
         .and_then(|n| n.checked_add(prefix.len()))
         .ok_or_else(|| io::Error::other("file too large"))?;
-    let fill = |at: u64, buffer: &mut [u8]| -> io::Result<()> {
-        // The message is `prefix` then the file: copy what falls in the
-        // prefix, read the rest at its place in the file.
+    let fill = prefixed(prefix, file, progress);
+    let tag = ExpandedKey::with_features(key, features).authenticate_parallel_from(nonce, total, threads, &fill)?;
+    unchanged(file, len)?;
+    Ok(tag)
+}
+
+fn changed() -> io::Error {
+    io::Error::other("file changed size while being read")
+}
+
+fn unchanged(file: &File, len: u64) -> io::Result<()> {
+    if file.metadata()?.len() != len { Err(changed()) } else { Ok(()) }
+}
+
+/// The message `prefix || file`, piece by piece: what falls in the prefix
+/// is copied, the rest read at its place in the file (`pread`).
+fn prefixed<'a>(
+    prefix: &'a [u8],
+    file: &'a File,
+    progress: &'a dyn Progress,
+) -> impl Fn(u64, &mut [u8]) -> io::Result<()> + Sync + 'a {
+    use std::os::unix::fs::FileExt;
+    move |at: u64, buffer: &mut [u8]| {
         let at = at as usize;
         let from_prefix = prefix.len().saturating_sub(at).min(buffer.len());
         buffer[..from_prefix].copy_from_slice(&prefix[at.min(prefix.len())..at.min(prefix.len()) + from_prefix]);
@@ -130,12 +148,33 @@ fn tag_file(
         }
         progress.inc((buffer.len() - from_prefix) as u64);
         Ok(())
-    };
-    let tag = ExpandedKey::with_features(key, features).authenticate_parallel_from(nonce, total, threads, &fill)?;
-    if file.metadata()?.len() != len {
-        return Err(changed());
     }
-    Ok(tag)
+}
+
+/// The kept state (`wegman tag --keep-state`) of `prefix` and the regular
+/// file at `path` under a Poly1305-AES key, read on up to `threads` threads,
+/// and the file's length. A file whose length changes meanwhile is an error.
+pub fn incremental_of(
+    key: &Key,
+    prefix: &[u8],
+    path: &Path,
+    threads: NonZeroUsize,
+    progress: &dyn Progress,
+) -> io::Result<(wegman::poly1305aes::Incremental, u64)> {
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file (--keep-state needs one)"));
+    }
+    let len = meta.len();
+    let total = usize::try_from(len)
+        .ok()
+        .and_then(|n| n.checked_add(prefix.len()))
+        .ok_or_else(|| io::Error::other("file too large"))?;
+    let state =
+        wegman::poly1305aes::Incremental::new_parallel_from(key, total, threads, &prefixed(prefix, &file, progress))?;
+    unchanged(&file, len)?;
+    Ok((state, len))
 }
 
 /// Stream `prefix` and then `input` through the MAC under `key` and `nonce`.

@@ -6,6 +6,8 @@
 //! * [`manifest`] — manifest lines; [`tag`] and [`check`] make and verify
 //!   manifests of files ([`input`] reads them, [`parallel`] on all cores).
 //! * [`cwc`] — CWC-AES keys in key files and their nonces from the store.
+//! * [`incremental`] — the sealed states `tag --keep-state` keeps and
+//!   [`patch`] re-tags an edit from.
 //! * [`algs`] — every algorithm name these files use; [`hex`] their hex.
 //!
 //! The core crate `wegman` does the cryptography and no file I/O. The
@@ -21,6 +23,7 @@ pub mod algs;
 pub mod check;
 pub mod cwc;
 pub mod hex;
+pub mod incremental;
 pub mod input;
 pub mod keyfile;
 pub mod manifest;
@@ -35,6 +38,7 @@ pub mod nonce;
 #[path = "nonce_legacy.rs"]
 pub mod nonce;
 pub mod parallel;
+pub mod patch;
 pub mod progress;
 pub mod sink;
 pub mod tag;

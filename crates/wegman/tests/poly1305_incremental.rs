@@ -128,3 +128,36 @@ fn bad_ranges_are_refused_and_change_nothing() {
     assert!(kept.verify(&before, &[1u8; 16]).is_err());
     assert!(!format!("{kept:?}").contains("h:"));
 }
+
+/// A sealed state opens to the same state (same tags, further edits
+/// right), under the same key, purpose key, nonce and associated data only.
+#[test]
+fn a_sealed_state_opens_only_as_it_was_sealed() {
+    use wegman::cwc::CwcKey;
+    let key = hard_key();
+    let kr = key.to_bytes();
+    let mut message = vec![0xffu8; 1000 + 7];
+    let kept = Incremental::new(&key, &message);
+    let kek = CwcKey::new(&[0x11; 16]).unwrap();
+    let sealed = kept.seal_state(&kek, &[1; 11], b"file a, line 3");
+    assert_eq!(sealed.len(), 56 + 16);
+    let mut back = Incremental::open_state(&key, &kek, &[1; 11], b"file a, line 3", &sealed).unwrap();
+    let nonce = [9u8; 16];
+    assert_eq!(back.tag(&nonce), kept.tag(&nonce));
+    back.replace(500, &message[500..510], &[0; 10]).unwrap();
+    message[500..510].fill(0);
+    back.append(b"more");
+    message.extend_from_slice(b"more");
+    assert_eq!(back.tag(&nonce), want(&kr, &nonce, &message));
+    // Anything else is refused.
+    let refuse = |r: Result<Incremental, Error>| assert_eq!(r.err(), Some(Error::TagMismatch));
+    refuse(Incremental::open_state(&key, &kek, &[2; 11], b"file a, line 3", &sealed));
+    refuse(Incremental::open_state(&key, &kek, &[1; 11], b"file b, line 3", &sealed));
+    refuse(Incremental::open_state(&key, &CwcKey::new(&[0x12; 16]).unwrap(), &[1; 11], b"file a, line 3", &sealed));
+    for i in [0, 20, 55, 60, 71] {
+        let mut bad = sealed.clone();
+        bad[i] ^= 1;
+        refuse(Incremental::open_state(&key, &kek, &[1; 11], b"file a, line 3", &bad));
+    }
+    refuse(Incremental::open_state(&key, &kek, &[1; 11], b"file a, line 3", &sealed[..40]));
+}

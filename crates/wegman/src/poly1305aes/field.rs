@@ -160,6 +160,21 @@ mod tests {
     }
 
     #[test]
+    fn full_reduction_matches_big_integers() {
+        let p = p();
+        for h in [[0, 0, 0], P64, [P64[0] - 1, P64[1], 3], [P64[0] + 4, P64[1], 3], [u64::MAX, u64::MAX, 4], [7, 9, 4]]
+        {
+            let r = crate::poly1305aes::backend::soft::reduce(h[0], h[1], h[2]);
+            assert_eq!(big64(&r), big64(&h) % &p, "{h:?}");
+        }
+        for a in randoms(300) {
+            let h = to_h64(&a);
+            let r = crate::poly1305aes::backend::soft::reduce(h[0], h[1], h[2]);
+            assert_eq!(big64(&r), big64(&h) % &p);
+        }
+    }
+
+    #[test]
     fn powers_match_big_integers() {
         let p = p();
         let r = r44(&[0xff, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f]);

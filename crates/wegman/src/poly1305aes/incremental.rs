@@ -91,6 +91,33 @@ impl Incremental {
         me
     }
 
+    /// [`Incremental::new_parallel`] of a `len`-byte message supplied piece
+    /// by piece (see [`authenticate_parallel_from`](super::authenticate_parallel_from)):
+    /// the first error of `fill` is returned.
+    pub fn new_parallel_from<E: Send>(
+        key: &Key,
+        len: usize,
+        threads: NonZeroUsize,
+        fill: &crate::parallel::Fill<'_, E>,
+    ) -> Result<Self, E> {
+        let mut me = Self::empty(key, Features::detect());
+        let full = len & !15;
+        let (_, threads) = parallel::plan(full, threads);
+        let mut start = State::new(key.r(), me.features);
+        let pre = start.precompute();
+        let h = parallel::h_runs_from(&start, &pre, key.r(), &parallel::run_ends(full), threads, fill);
+        start.wipe();
+        let mut h = h?;
+        me.h = from_h64(&h);
+        h.zeroize();
+        me.blocks = (full / 16) as u64;
+        let mut tail = [0u8; 16];
+        fill(full as u64, &mut tail[..len - full])?;
+        me.set_tail(&tail[..len - full]);
+        tail.zeroize();
+        Ok(me)
+    }
+
     /// [`Incremental::new`] on the best backend `features` allow (tests).
     pub fn with_features(key: &Key, message: &[u8], features: Features) -> Self {
         let mut me = Self::empty(key, features);
@@ -243,6 +270,74 @@ impl Incremental {
         let ok = crate::ct::eq16(&mine, tag);
         mine.zeroize();
         crate::ct::verdict(ok)
+    }
+}
+
+/// The layout of a state before it is sealed: version, the final chunk's
+/// length, 6 zero bytes, the whole blocks' count, h (reduced mod p, three
+/// 64-bit limbs) and the final chunk, little-endian.
+const STATE_BYTES: usize = 56;
+const STATE_VERSION: u8 = 1;
+
+impl Incremental {
+    /// The state encrypted and authenticated with CWC-AES under `kek` (a
+    /// key for this purpose only, derived from the key holder's) and a
+    /// `nonce` never used with `kek`, with `aad` bound to it (what the
+    /// state belongs to: the file, its manifest line): for keeping it
+    /// across processes. 56 bytes of plaintext, a 16-byte tag.
+    pub fn seal_state(&self, kek: &crate::cwc::CwcKey, nonce: &[u8; 11], aad: &[u8]) -> Vec<u8> {
+        let mut plain = [0u8; STATE_BYTES];
+        plain[0] = STATE_VERSION;
+        plain[1] = self.tail_len as u8;
+        plain[8..16].copy_from_slice(&self.blocks.to_le_bytes());
+        let mut h = to_h64(&self.h);
+        let mut reduced = soft::reduce(h[0], h[1], h[2]);
+        for (i, limb) in reduced.iter().enumerate() {
+            plain[16 + 8 * i..24 + 8 * i].copy_from_slice(&limb.to_le_bytes());
+        }
+        plain[40..56].copy_from_slice(&self.tail);
+        // Lengths are fixed and valid: encryption cannot fail.
+        let sealed = kek.encrypt(nonce, aad, &plain, 16).unwrap_or_default();
+        plain.zeroize();
+        h.zeroize();
+        reduced.zeroize();
+        sealed
+    }
+
+    /// A state from [`Incremental::seal_state`]'s output, under the same
+    /// `kek`, `nonce` and `aad`, for the Poly1305-AES `key` it was made
+    /// with: [`Error::TagMismatch`] for anything else (another key or
+    /// purpose, a changed byte, a state of another file or line).
+    pub fn open_state(
+        key: &Key,
+        kek: &crate::cwc::CwcKey,
+        nonce: &[u8; 11],
+        aad: &[u8],
+        sealed: &[u8],
+    ) -> Result<Self, Error> {
+        let mut plain = kek.decrypt(nonce, aad, sealed, 16)?;
+        let state = Self::from_plain(key, &plain);
+        plain.zeroize();
+        state
+    }
+
+    fn from_plain(key: &Key, plain: &[u8]) -> Result<Self, Error> {
+        let bad = Error::InvalidLength { what: "incremental state", expected: STATE_BYTES, got: plain.len() };
+        if plain.len() != STATE_BYTES || plain[0] != STATE_VERSION || plain[1] >= 16 || plain[2..8] != [0; 6] {
+            return Err(bad);
+        }
+        let word = |i: usize| u64::from_le_bytes(plain[i..i + 8].try_into().unwrap_or_default());
+        let h = [word(16), word(24), word(40 - 8)];
+        let blocks = word(8);
+        if h[2] > 3 || blocks.checked_mul(16).is_none() {
+            return Err(bad);
+        }
+        let mut me = Self::empty(key, Features::detect());
+        me.h = from_h64(&h);
+        me.blocks = blocks;
+        me.tail_len = usize::from(plain[1]);
+        me.tail.copy_from_slice(&plain[40..56]);
+        Ok(me)
     }
 }
 

@@ -122,19 +122,25 @@ impl State {
     }
 }
 
-/// ((h mod 2^130-5) + s) mod 2^128, little-endian, for h = h0 + h1*2^64 +
-/// h2*2^128 with `h2 <= 4`.
+/// h mod 2^130-5, fully reduced, as 64-bit limbs, for h = h0 + h1*2^64 +
+/// h2*2^128 with `h2 <= 4` (no branch on h).
 #[inline(always)]
-pub(crate) fn finalize(h0: u64, h1: u64, h2: u64, s: &[u8; 16]) -> [u8; 16] {
+pub(crate) fn reduce(h0: u64, h1: u64, h2: u64) -> [u64; 3] {
     // h < 5*2^128 < 2p, so one conditional subtraction of p fully reduces.
-    // g = h + 5; h >= p  <=>  g >= 2^130  <=>  g2 >= 4 (g2 <= 5).
+    // g = h + 5; h >= p  <=>  g >= 2^130  <=>  g2 >= 4 (g2 <= 5); then
+    // h - p = g - 2^130.
     let (g0, k0) = h0.overflowing_add(5);
     let (g1, k1) = h1.overflowing_add(u64::from(k0));
     let g2 = h2 + u64::from(k1);
     let mask = crate::ct::opaque((g2 >> 2).wrapping_neg()); // all-ones iff h >= p
-    // g - 2^130 agrees with g mod 2^128 on the two low limbs.
-    let f0 = (h0 & !mask) | (g0 & mask);
-    let f1 = (h1 & !mask) | (g1 & mask);
+    [(h0 & !mask) | (g0 & mask), (h1 & !mask) | (g1 & mask), (h2 & !mask) | (g2.wrapping_sub(4) & mask)]
+}
+
+/// ((h mod 2^130-5) + s) mod 2^128, little-endian, for h = h0 + h1*2^64 +
+/// h2*2^128 with `h2 <= 4`.
+#[inline(always)]
+pub(crate) fn finalize(h0: u64, h1: u64, h2: u64, s: &[u8; 16]) -> [u8; 16] {
+    let [f0, f1, _] = reduce(h0, h1, h2);
     let (o0, k) = f0.overflowing_add(le64(&s[0..8]));
     let o1 = f1.wrapping_add(le64(&s[8..16])).wrapping_add(u64::from(k));
     let mut out = [0u8; 16];

@@ -1,0 +1,69 @@
+//! `wegman patch -k KEYFILE --state DIR --manifest M --offset N --data-file F FILE`:
+//! replace bytes of a file tagged with `wegman tag --keep-state DIR` and
+//! print its manifest with the file's line re-tagged, reading only the
+//! replaced bytes of the file (the store's `patch.rs`; docs/parallel.md).
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::Args;
+use wegman_store::algs::{AnyKey, MacAlg};
+use wegman_store::nonce::DEFAULT_RESERVE;
+use wegman_store::patch::patch_file;
+use wegman_store::{hex, input};
+
+use crate::out::Console;
+
+/// The longest manifest `patch` reads (a line per file: millions of files).
+const MANIFEST_MAX: u64 = 1 << 30;
+
+#[derive(Args)]
+pub struct PatchArgs {
+    /// Key file made by `wegman keygen` (Poly1305-AES); its nonce store gives the new line's nonce.
+    #[arg(short = 'k', long = "key", value_name = "KEYFILE")]
+    key: PathBuf,
+    /// The directory `wegman tag --keep-state` kept the file's state in (updated here).
+    #[arg(long, value_name = "DIR")]
+    state: PathBuf,
+    /// The file's current manifest (printed again with its line re-tagged).
+    #[arg(long, value_name = "MANIFEST")]
+    manifest: PathBuf,
+    /// Where in the file the new bytes go.
+    #[arg(long, value_name = "N")]
+    offset: u64,
+    /// The new bytes, from a file.
+    #[arg(long, value_name = "FILE", required_unless_present = "data_hex", conflicts_with = "data_hex")]
+    data_file: Option<PathBuf>,
+    /// The new bytes, as hex.
+    #[arg(long, value_name = "HEX")]
+    data_hex: Option<String>,
+    /// Nonces reserved on disk per write of the nonce state.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_RESERVE)]
+    nonce_reserve: u64,
+    /// The file to change, named as in the manifest.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+}
+
+pub fn run(args: &PatchArgs) -> Result<u8, String> {
+    let new = match (&args.data_file, &args.data_hex) {
+        (Some(path), None) => {
+            std::fs::read(path).map_err(|e| format!("{}: {}", path.display(), input::describe(&e)))?
+        }
+        (None, Some(h)) => hex::decode_vec("data", h)?,
+        _ => return Err("give exactly one of --data-file and --data-hex".into()),
+    };
+    let mut text = String::new();
+    let shown = args.manifest.display();
+    input::open(&args.manifest)
+        .and_then(|r| r.take(MANIFEST_MAX + 1).read_to_string(&mut text))
+        .map_err(|e| format!("{shown}: {}", input::describe(&e)))?;
+    if text.len() as u64 > MANIFEST_MAX {
+        return Err(format!("{shown}: longer than {MANIFEST_MAX} bytes"));
+    }
+    let (key, mut store) = crate::tag::open_store(&args.key, Some(MacAlg::Poly1305aes), false, args.nonce_reserve)?;
+    let AnyKey::Poly1305Aes(k, _) = &key else { return Err("patch needs a Poly1305-AES key".into()) };
+    patch_file(k, &mut store, &args.state, &text, &args.file, args.offset, &new, &mut Console)?;
+    store.close().map_err(|e| e.to_string())?;
+    Ok(0)
+}

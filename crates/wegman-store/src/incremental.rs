@@ -1,0 +1,163 @@
+//! The kept states of `wegman tag --keep-state DIR` and `wegman patch`
+//! (issue 22): a file's Poly1305-AES polynomial, kept so that an edit can
+//! be re-tagged reading only the edited bytes.
+//!
+//! The polynomial h is as secret as the key (with the file it gives an
+//! equation in r), so it is kept only sealed: CWC-AES-128 under a key
+//! derived from the key holder's (HMAC-SHA-256 of `k || r` with a label of
+//! its own, so it is no key of any other use), a random 11-byte nonce per
+//! save, and the file's manifest name, its line's nonce and tag and its
+//! length as associated data. A state file holds, in the clear, the line's
+//! nonce and tag and the length (public: they are in the manifest), then
+//! the CWC nonce and the sealed state:
+//!
+//! ```text
+//! "WGSTATE1" | line nonce (16) | line tag (16) | length (u64 le) | CWC nonce (11) | sealed state (72)
+//! ```
+//!
+//! A state is used only for the manifest line it was saved with: [`load`]
+//! refuses one whose line is not the manifest's current line for the file
+//! (an older state, replayed), whose length is not the file's, that does
+//! not open (altered, another key's, another file's), or whose polynomial
+//! does not give the line's tag under the line's nonce.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::{Digest, Sha256};
+use wegman::cwc::CwcKey;
+use wegman::poly1305aes::{Incremental, Key};
+use zeroize::Zeroize;
+
+use crate::input::describe;
+use crate::manifest::Line;
+
+const MAGIC: &[u8; 8] = b"WGSTATE1";
+const LABEL: &[u8] = b"wegman incremental state v1";
+/// magic, line nonce, line tag, length, CWC nonce, sealed state (56 + 16).
+const FILE_BYTES: usize = 8 + 16 + 16 + 8 + 11 + 72;
+
+/// Where the state of the manifest name `name` lives in `dir`: the first
+/// 32 hex digits of SHA-256(name), `.state` (any name, one flat directory).
+pub fn state_path(dir: &Path, name: &str) -> PathBuf {
+    let digest = Sha256::digest(name.as_bytes());
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    dir.join(format!("{hex}.state"))
+}
+
+/// The key that seals states, from the Poly1305-AES key.
+fn sealing_key(key: &Key) -> CwcKey {
+    let mut material = key.to_bytes();
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&material).expect("HMAC takes any key length");
+    material.zeroize();
+    mac.update(LABEL);
+    let mut out: [u8; 32] = mac.finalize().into_bytes().into();
+    let kek = CwcKey::new(&out[..16]).expect("16 bytes is an AES-128 key");
+    out.zeroize();
+    kek
+}
+
+fn associated(name: &str, nonce: &[u8; 16], tag: &[u8], len: u64) -> Vec<u8> {
+    let mut a = LABEL.to_vec();
+    a.extend_from_slice(&(name.len() as u64).to_le_bytes());
+    a.extend_from_slice(name.as_bytes());
+    a.extend_from_slice(nonce);
+    a.extend_from_slice(tag);
+    a.extend_from_slice(&len.to_le_bytes());
+    a
+}
+
+/// Save `state`, the state of the file `name` of `len` bytes whose manifest
+/// line has `nonce` and `tag`, in `dir` (created 0700 if missing): a new
+/// file (0600) renamed over the old one.
+pub fn save(
+    dir: &Path,
+    key: &Key,
+    name: &str,
+    (nonce, tag): (&[u8; 16], &[u8; 16]),
+    len: u64,
+    state: &Incremental,
+) -> Result<(), String> {
+    let at = |e: std::io::Error| format!("{}: {}", dir.display(), describe(&e));
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(at)?;
+    let mut cwc_nonce = [0u8; 11];
+    getrandom::fill(&mut cwc_nonce).map_err(|e| format!("random nonce: {e}"))?;
+    let sealed = state.seal_state(&sealing_key(key), &cwc_nonce, &associated(name, nonce, tag, len));
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(nonce);
+    bytes.extend_from_slice(tag);
+    bytes.extend_from_slice(&len.to_le_bytes());
+    bytes.extend_from_slice(&cwc_nonce);
+    bytes.extend_from_slice(&sealed);
+    let path = state_path(dir, name);
+    let mut id = [0u8; 8];
+    getrandom::fill(&mut id).map_err(|e| format!("random name: {e}"))?;
+    let tmp = path.with_extension(format!("{:016x}.tmp", u64::from_le_bytes(id)));
+    let write = || -> std::io::Result<()> {
+        let mut f =
+            OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&tmp)?;
+        f.write_all(&bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, &path)?;
+        File::open(dir)?.sync_all()
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("{}: {}", path.display(), describe(&e))
+    })
+}
+
+/// The state of the file of the manifest line `line`, now `len` bytes long,
+/// from `dir`; refused unless it is that line's (see the module docs).
+pub fn load(dir: &Path, key: &Key, line: &Line, len: u64) -> Result<Incremental, String> {
+    let path = state_path(dir, &line.name);
+    let shown = path.display();
+    let mut f = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&path)
+        .map_err(|e| format!("{shown}: {} (make it with `wegman tag --keep-state`)", describe(&e)))?;
+    let mut bytes = Vec::with_capacity(FILE_BYTES);
+    Read::by_ref(&mut f)
+        .take(FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{shown}: {}", describe(&e)))?;
+    if bytes.len() != FILE_BYTES || &bytes[..8] != MAGIC {
+        return Err(format!("{shown}: not a wegman state file"));
+    }
+    let field = |from: usize, n: usize| &bytes[from..from + n];
+    let (nonce, tag) = (field(8, 16), field(24, 16));
+    let saved_len = u64::from_le_bytes(field(40, 8).try_into().expect("8 bytes"));
+    if nonce != line.nonce || tag != line.tag.as_slice() {
+        return Err(format!(
+            "{shown}: stale: this state belongs to another manifest line of {} than the one given (an older \
+             state, or another manifest)",
+            crate::manifest::status_name(&line.name)
+        ));
+    }
+    if saved_len != len {
+        return Err(format!(
+            "{shown}: stale: {} is {len} bytes, the state's file {saved_len} (changed by something other than \
+             `wegman patch`?)",
+            crate::manifest::status_name(&line.name)
+        ));
+    }
+    let cwc_nonce: [u8; 11] = field(48, 11).try_into().expect("11 bytes");
+    let state = Incremental::open_state(
+        key,
+        &sealing_key(key),
+        &cwc_nonce,
+        &associated(&line.name, &line.nonce, &line.tag, len),
+        field(59, 72),
+    )
+    .map_err(|_| format!("{shown}: refused: altered, or not this key's or this file's state"))?;
+    let tag: &[u8; 16] = line.tag.as_slice().try_into().map_err(|_| format!("{shown}: not a Poly1305-AES line"))?;
+    let message_len = crate::manifest::file_message_prefix(&line.name).len() as u64 + len;
+    if state.len() != message_len || state.verify(tag, &line.nonce).is_err() {
+        return Err(format!("{shown}: refused: the state does not give its line's tag"));
+    }
+    Ok(state)
+}
