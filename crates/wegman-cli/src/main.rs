@@ -97,7 +97,7 @@ struct ExplicitArgs {
     /// floating-point method); a backend this CPU lacks is refused.
     #[arg(long, value_enum, value_name = "NAME", default_value = "auto")]
     backend: backend::Backend,
-    /// Threads that read a large input at once (poly1305aes, a regular file
+    /// Threads that read a large input at once (a regular file
     /// of 8 MiB or more); the tag is the same for any number. Default: one
     /// per core.
     #[arg(long, value_name = "N")]

@@ -29,7 +29,7 @@ pub struct TagArgs {
     /// is this key's own: another key's counter can repeat nonces.
     #[arg(long)]
     adopt_nonce_state: bool,
-    /// Threads that read a large file at once (poly1305aes, a regular file
+    /// Threads that read a large file at once (a regular file
     /// of 8 MiB or more); the manifest is the same for any number. Default:
     /// one per core.
     #[arg(long, value_name = "N")]

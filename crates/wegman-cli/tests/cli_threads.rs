@@ -139,3 +139,27 @@ fn seal_and_open_are_the_same_on_any_number_of_threads() {
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(leftovers.len(), 3, "no staged file left behind: {leftovers:?}");
 }
+
+#[test]
+fn mmh_mac_is_the_same_on_any_number_of_threads() {
+    use wegman::mmh::{Alg, MacKey};
+    let dir = tempfile::tempdir().unwrap();
+    let data = big();
+    std::fs::write(dir.path().join("big"), &data).unwrap();
+    let kr: [u8; 32] = core::array::from_fn(|i| (i * 5 + 3) as u8);
+    let nonce = [0x17u8; 16];
+    for (name, alg) in [("mmh32x4", Alg::Mmh32x4), ("nmh32", Alg::Nmh32), ("mmh64x2", Alg::Mmh64x2)] {
+        let want = format!("{}\n", hex::encode(MacKey::new(alg, &kr).mac(&nonce, &data).unwrap().as_bytes()));
+        for t in ["1", "2", "3"] {
+            let out = run(
+                wegman()
+                    .args(["mac", name, "--key-hex", &hex::encode(kr), "--nonce-hex", &hex::encode(nonce)])
+                    .args(["--threads", t, "big"])
+                    .current_dir(dir.path()),
+                None,
+            );
+            assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+            assert_eq!(text(&out.stdout), want, "{name} --threads {t}");
+        }
+    }
+}

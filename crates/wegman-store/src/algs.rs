@@ -118,9 +118,9 @@ pub enum AnyMac<'k> {
     Poly1305Aes(Poly1305Aes),
     /// An MMH/NMH algorithm.
     Mmh(Mmh<'k>),
-    /// A Poly1305-AES tag already computed from the whole input (read on
-    /// several threads: `input::mac_threads`); it takes no more input.
-    Tagged([u8; 16]),
+    /// A tag already computed from the whole input (read on several
+    /// threads: `input::mac_threads`); it takes no more input.
+    Tagged(Vec<u8>),
 }
 
 impl AnyMac<'_> {
@@ -143,7 +143,7 @@ impl AnyMac<'_> {
         match self {
             AnyMac::Poly1305Aes(m) => Ok(m.finalize().to_vec()),
             AnyMac::Mmh(m) => m.finalize().map(|t| t.as_bytes().to_vec()),
-            AnyMac::Tagged(t) => Ok(t.to_vec()),
+            AnyMac::Tagged(t) => Ok(t),
         }
     }
 

@@ -71,11 +71,11 @@ pub fn all_cores() -> NonZeroUsize {
 }
 
 /// [`mac`] on up to `threads` threads: a regular file of at least
-/// [`PARALLEL_MIN_BYTES`] under a Poly1305-AES key is read by the threads
-/// at once (`pread`, 256 KiB at a time each) and tagged as one message with
-/// `prefix`; the tag is the same as one thread's. A file whose length
-/// changes while it is read gives an error, not a tag. Anything else (an
-/// MMH key, standard input, a short file) is streamed as by [`mac`].
+/// [`PARALLEL_MIN_BYTES`] is read by the threads at once (`pread`, 256 KiB
+/// at a time each) and tagged as one message with `prefix`; the tag is the
+/// same as one thread's. A file whose length changes while it is read gives
+/// an error, not a tag. Standard input and short files are streamed as by
+/// [`mac`].
 pub fn mac_threads<'k>(
     key: &'k AnyKey,
     nonce: &[u8; 16],
@@ -84,18 +84,53 @@ pub fn mac_threads<'k>(
     threads: NonZeroUsize,
     progress: &dyn Progress,
 ) -> io::Result<AnyMac<'k>> {
-    if let AnyKey::Poly1305Aes(k, features) = key
-        && threads.get() > 1
-        && path.as_os_str() != "-"
-    {
-        let file = File::open(path)?;
-        let len = file.metadata()?.len();
-        if file.metadata()?.is_file() && len >= PARALLEL_MIN_BYTES {
-            return tag_file(k, *features, nonce, prefix, &file, len, threads, progress).map(AnyMac::Tagged);
-        }
+    if threads.get() == 1 || path.as_os_str() == "-" {
+        return mac(key, nonce, prefix, path, progress);
+    }
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    let len = meta.len();
+    if !meta.is_file() || len < PARALLEL_MIN_BYTES {
         return mac_of(key, nonce, prefix, Box::new(file), progress);
     }
-    mac(key, nonce, prefix, path, progress)
+    let tag = match key {
+        AnyKey::Poly1305Aes(k, features) => {
+            tag_file(k, *features, nonce, prefix, &file, len, threads, progress)?.to_vec()
+        }
+        AnyKey::Mmh(k) => {
+            let total = usize::try_from(len)
+                .ok()
+                .and_then(|n| n.checked_add(prefix.len()))
+                .ok_or_else(|| io::Error::other("file too large"))?;
+            let fill = prefixed(prefix, &file, progress);
+            let fill = |at: u64, buf: &mut [u8]| fill(at, buf).map_err(Failure::Io);
+            let tag = k.mac_parallel_from(nonce, total, threads, &fill).map_err(Failure::into_io)?;
+            unchanged(&file, len)?;
+            tag.as_bytes().to_vec()
+        }
+    };
+    Ok(AnyMac::Tagged(tag))
+}
+
+/// A read's error or the MAC's (a length past the algorithm's limit).
+enum Failure {
+    Io(io::Error),
+    Mac(wegman::Error),
+}
+
+impl From<wegman::Error> for Failure {
+    fn from(e: wegman::Error) -> Self {
+        Failure::Mac(e)
+    }
+}
+
+impl Failure {
+    fn into_io(self) -> io::Error {
+        match self {
+            Failure::Io(e) => e,
+            Failure::Mac(e) => io::Error::other(e),
+        }
+    }
 }
 
 /// Poly1305-AES of `prefix` and the `len` bytes of `file`, read on up to

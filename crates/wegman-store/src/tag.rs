@@ -12,8 +12,7 @@ use crate::{incremental, input, manifest, parallel};
 
 /// How `tag_files` reads the files.
 pub struct TagOptions<'a> {
-    /// A file of 8 MiB or more under a Poly1305-AES key is read by up to
-    /// this many threads at once (`input::mac_threads`; the same line as
+    /// A file of 8 MiB or more is read by up to this many threads at once (`input::mac_threads`; the same line as
     /// one thread's).
     pub threads: NonZeroUsize,
     /// Keep each file's state, sealed, in this directory, for `wegman

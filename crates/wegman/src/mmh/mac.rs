@@ -97,7 +97,7 @@ pub(super) fn seal(alg: Alg, h: &[u8; MAX_TAG_BYTES], pad: &[u8; 16]) -> Tag {
 }
 
 /// Constant-time comparison of a computed tag with a received one.
-fn check(alg: Alg, computed: &Tag, tag: &[u8]) -> Result<(), Error> {
+pub(super) fn check(alg: Alg, computed: &Tag, tag: &[u8]) -> Result<(), Error> {
     if tag.len() != alg.tag_bytes() {
         return Err(Error::InvalidLength { what: "tag", expected: alg.tag_bytes(), got: tag.len() });
     }

@@ -74,6 +74,7 @@ mod batch;
 pub mod block;
 mod key;
 mod mac;
+mod parallel;
 #[cfg(target_arch = "x86_64")]
 mod short;
 mod traits;

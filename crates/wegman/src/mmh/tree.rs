@@ -113,6 +113,22 @@ impl Tree {
         Ok(())
     }
 
+    /// Level 0's outputs of whole blocks of the message computed apart (in
+    /// message order, a whole number of w-byte outputs): what
+    /// [`absorb`](Tree::absorb) of those blocks would have passed up. Only
+    /// while level 0 holds no partial block; the bytes were `admit`ted.
+    pub(crate) fn absorb_outputs(&mut self, keys: &Keys, outputs: &[u8]) {
+        debug_assert!(self.base.fill == 0 && outputs.len().is_multiple_of(self.alg.output_bytes()));
+        if outputs.is_empty() {
+            return;
+        }
+        self.base.hashed_block = true;
+        if self.upper.is_empty() {
+            self.open_level();
+        }
+        self.absorb_level::<RUN_OUT_UPPER>(keys, 1, outputs);
+    }
+
     fn level(&mut self, j: usize) -> &mut Level {
         if j == 0 { &mut self.base } else { &mut self.upper[j - 1] }
     }
