@@ -178,6 +178,10 @@ impl RawBytes {
 // argument) only while the `Bytes` it came from is alive; the memory stays
 // valid with the GIL released (module docs).
 unsafe impl Send for RawBytes {}
+// SAFETY: an address and a length, read only with `copy_nonoverlapping`
+// (no reference to the bytes is made), so sharing it between the threads of
+// one call is as sound as sending it to one.
+unsafe impl Sync for RawBytes {}
 
 impl Drop for Bytes<'_> {
     fn drop(&mut self) {

@@ -6,6 +6,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use wegman::cwc::{CwcKey, MAX_BYTES, NONCE_BYTES, TAG_BYTES};
 
+use std::num::NonZeroUsize;
+use std::sync::Mutex;
+
 use crate::buf::{Bytes, RawBytes, maybe_detach};
 use crate::errors::{exact, to_py};
 
@@ -110,16 +113,17 @@ impl Cwc {
         })
     }
 
-    /// encrypt(nonce, data, associated_data, tag_len=16) -> bytes
+    /// encrypt(nonce, data, associated_data, tag_len=16, *, threads=1) -> bytes
     ///
     /// CWC-ENC: `ciphertext || tag`. `associated_data` (authenticated, not
     /// encrypted) may be None. The nonce (11 bytes) must never repeat under
-    /// one key.
+    /// one key. With `threads` above 1, data of 8 MiB or more is encrypted
+    /// on up to that many threads (the same bytes).
     ///
     /// >>> from wegman.cwc import CWC
     /// >>> len(CWC(bytes(16)).encrypt(bytes(11), b"abc", None, tag_len=12))
     /// 15
-    #[pyo3(signature = (nonce, data, associated_data, tag_len = 16))]
+    #[pyo3(signature = (nonce, data, associated_data, tag_len = 16, *, threads = 1))]
     fn encrypt<'py>(
         &self,
         py: Python<'py>,
@@ -127,20 +131,27 @@ impl Cwc {
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
         tag_len: usize,
+        threads: usize,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let threads = crate::poly::threads(threads)?;
         let tag_len = self::tag_len(tag_len)?;
         let call = Call::new(nonce, data, associated_data)?;
+        if threads.get() > 1 && call.data().len() >= THREADS_MIN_BYTES {
+            return seal_threads(py, &self.inner, call.nonce(), call.data(), call.aad(), tag_len, threads);
+        }
         seal(py, &self.inner, call.nonce(), &[], call.data(), call.aad(), tag_len)
     }
 
-    /// decrypt(nonce, data, associated_data, tag_len=16) -> bytes
+    /// decrypt(nonce, data, associated_data, tag_len=16, *, threads=1) -> bytes
     ///
     /// CWC-DEC of `ciphertext || tag`: the plaintext, or `wegman.InvalidTag`
     /// and nothing at all (no plaintext is released unless the tag
     /// verifies). Each byte of `data` is read once, so a thread that writes
     /// it meanwhile can make the call fail but never return other
     /// plaintext. `tag_len` must be fixed by the protocol, never taken from
-    /// the sender.
+    /// the sender. `threads` as for `encrypt` (each byte is then read once
+    /// to check the tag and once more to decrypt, and the tag is checked
+    /// again after: a change between the two reads also fails).
     ///
     /// >>> from wegman.cwc import CWC
     /// >>> import wegman
@@ -152,7 +163,7 @@ impl Cwc {
     /// ... except wegman.InvalidTag:
     /// ...     print("rejected")
     /// rejected
-    #[pyo3(signature = (nonce, data, associated_data, tag_len = 16))]
+    #[pyo3(signature = (nonce, data, associated_data, tag_len = 16, *, threads = 1))]
     fn decrypt<'py>(
         &self,
         py: Python<'py>,
@@ -160,9 +171,14 @@ impl Cwc {
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
         tag_len: usize,
+        threads: usize,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let threads = crate::poly::threads(threads)?;
         let tag_len = self::tag_len(tag_len)?;
         let call = Call::new(nonce, data, associated_data)?;
+        if threads.get() > 1 && call.data.raw().len >= THREADS_MIN_BYTES + tag_len {
+            return open_threads(py, &self.inner, call.nonce(), call.data.raw(), call.aad(), tag_len, threads);
+        }
         // The sealed bytes may be a bytearray or mmap that another thread
         // writes meanwhile: never a `&[u8]`, and each byte read once.
         open(py, &self.inner, call.nonce(), call.data.raw(), call.aad(), tag_len)
@@ -241,6 +257,90 @@ pub(crate) fn open<'py>(
             // caller's `Bytes` until this returns), `out` is the new object's
             // `split` bytes, which nothing else can reach yet.
             unsafe { dec.decrypt(sealed.as_ptr(), out.as_mut_ptr(), split) }
+        })
+        .map_err(to_py)
+    })
+}
+
+/// Inputs this long or longer go to the threaded calls when `threads` > 1
+/// (the core starts a thread for each 4 MiB at most, none below 8 MiB).
+const THREADS_MIN_BYTES: usize = 8 << 20;
+
+/// CWC-ENC of `p` on up to `threads` threads: `ciphertext || tag`.
+fn seal_threads<'py>(
+    py: Python<'py>,
+    key: &CwcKey,
+    nonce: &[u8; NONCE_BYTES],
+    p: &[u8],
+    aad: &[u8],
+    tag_len: usize,
+    threads: NonZeroUsize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    within_limit("message", p.len())?;
+    within_limit("associated data", aad.len())?;
+    PyBytes::new_with(py, p.len() + tag_len, |out| {
+        py.detach(|| {
+            let (body, tail) = out.split_at_mut(p.len());
+            let body = Mutex::new(body);
+            let fill = |at: u64, buf: &mut [u8]| {
+                buf.copy_from_slice(&p[at as usize..at as usize + buf.len()]);
+                Ok::<(), wegman::Error>(())
+            };
+            let sink = |at: u64, buf: &[u8]| {
+                let mut body = body.lock().unwrap_or_else(|e| e.into_inner());
+                body[at as usize..at as usize + buf.len()].copy_from_slice(buf);
+                Ok::<(), wegman::Error>(())
+            };
+            let tag = key.encrypt_parallel_from(nonce, aad, p.len(), tag_len, threads, &fill, &sink)?;
+            tail.copy_from_slice(tag.as_slice());
+            Ok(())
+        })
+        .map_err(to_py)
+    })
+}
+
+/// CWC-DEC of the `ciphertext || tag` at `sealed` on up to `threads`
+/// threads, read through its address (another thread may write it
+/// meanwhile): the plaintext, or `InvalidTag` and nothing (the new object
+/// is zeroed before it is freed). `sealed` must come from a `Bytes` that
+/// lives until this returns.
+fn open_threads<'py>(
+    py: Python<'py>,
+    key: &CwcKey,
+    nonce: &[u8; NONCE_BYTES],
+    sealed: RawBytes,
+    aad: &[u8],
+    tag_len: usize,
+    threads: NonZeroUsize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    within_limit("associated data", aad.len())?;
+    let split = sealed.len - tag_len; // the caller checked sealed.len >= 8 MiB + tag_len
+    within_limit("ciphertext", split)?;
+    let mut tag = [0u8; TAG_BYTES];
+    // SAFETY: `sealed` is `sealed.len` readable bytes, held by the caller's
+    // `Bytes` until this returns; the tag is its last `tag_len`.
+    unsafe { std::ptr::copy_nonoverlapping(sealed.ptr.add(split), tag.as_mut_ptr(), tag_len) };
+    PyBytes::new_with(py, split, |out| {
+        py.detach(|| {
+            let plain = Mutex::new(&mut *out);
+            let fill = |at: u64, buf: &mut [u8]| {
+                // SAFETY: `at + buf.len() <= split <= sealed.len` (the core
+                // asks only for bytes of the ciphertext), readable while the
+                // caller's `Bytes` lives; each byte copied out, never
+                // borrowed as a slice another thread could change.
+                unsafe { std::ptr::copy_nonoverlapping(sealed.as_ptr().add(at as usize), buf.as_mut_ptr(), buf.len()) };
+                Ok::<(), wegman::Error>(())
+            };
+            let sink = |at: u64, buf: &[u8]| {
+                let mut plain = plain.lock().unwrap_or_else(|e| e.into_inner());
+                plain[at as usize..at as usize + buf.len()].copy_from_slice(buf);
+                Ok::<(), wegman::Error>(())
+            };
+            let verdict = key.decrypt_parallel_from(nonce, aad, split, &tag[..tag_len], threads, &fill, &sink);
+            if verdict.is_err() {
+                plain.into_inner().unwrap_or_else(|e| e.into_inner()).fill(0);
+            }
+            verdict
         })
         .map_err(to_py)
     })

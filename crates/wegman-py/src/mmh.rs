@@ -32,38 +32,50 @@ fn args<'a>(
 ///
 /// The tag (4, 8, 12 or 16 bytes, by algorithm) of `data` under the
 /// 32-byte key `kp || ks` and a 16-byte nonce that never repeats under this
-/// key. To tag many messages under one key, `MacKey` is faster.
+/// key. To tag many messages under one key, `MacKey` is faster. With
+/// `threads` above 1, data of 8 MiB or more is hashed on up to that many
+/// threads (the same tag).
 ///
 /// >>> from wegman import mmh
 /// >>> len(mmh.mac("mmh32x4", bytes(32), bytes(16), b"attack at dawn"))
 /// 16
 #[pyfunction]
-#[pyo3(signature = (alg, key, nonce, data))]
+#[pyo3(signature = (alg, key, nonce, data, *, threads = 1))]
 fn mac<'py>(
     py: Python<'py>,
     alg: &str,
     key: &Bound<'py, PyAny>,
     nonce: &Bound<'py, PyAny>,
     data: &Bound<'py, PyAny>,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let threads = crate::poly::threads(threads)?;
     let (k, n) = (Bytes::new(key, "key")?, Bytes::new(nonce, "nonce")?);
     let (alg, k, n) = args(alg, &k, &n)?;
     let d = Bytes::new(data, "data")?;
     let m = d.as_slice();
-    let tag = maybe_detach(py, m.len(), || core::mac(alg, k, n, m)).map_err(to_py)?;
+    let tag = maybe_detach(py, m.len(), || {
+        if threads.get() > 1 && m.len() >= 8 << 20 {
+            core::MacKey::new(alg, k).mac_parallel(n, m, threads)
+        } else {
+            core::mac(alg, k, n, m)
+        }
+    })
+    .map_err(to_py)?;
     Ok(PyBytes::new(py, tag.as_bytes()))
 }
 
 /// verify(alg, key, tag, nonce, data) -> None
 ///
 /// Check a tag in constant time: `wegman.InvalidTag` if it does not match,
-/// `ValueError` if it has the wrong length for `alg`.
+/// `ValueError` if it has the wrong length for `alg`. `threads` as for
+/// `mac`.
 ///
 /// >>> from wegman import mmh
 /// >>> t = mmh.mac("nmh32", bytes(32), bytes(16), b"m")
 /// >>> mmh.verify("nmh32", bytes(32), t, bytes(16), b"m")
 #[pyfunction]
-#[pyo3(signature = (alg, key, tag, nonce, data))]
+#[pyo3(signature = (alg, key, tag, nonce, data, *, threads = 1))]
 fn verify(
     py: Python<'_>,
     alg: &str,
@@ -71,14 +83,23 @@ fn verify(
     tag: &Bound<'_, PyAny>,
     nonce: &Bound<'_, PyAny>,
     data: &Bound<'_, PyAny>,
+    threads: usize,
 ) -> PyResult<()> {
+    let threads = crate::poly::threads(threads)?;
     let (k, n) = (Bytes::new(key, "key")?, Bytes::new(nonce, "nonce")?);
     let (alg, k, n) = args(alg, &k, &n)?;
     let t = Bytes::new(tag, "tag")?;
     let t = t.as_slice();
     let d = Bytes::new(data, "data")?;
     let m = d.as_slice();
-    maybe_detach(py, m.len(), || core::verify(alg, k, t, n, m)).map_err(to_py)
+    maybe_detach(py, m.len(), || {
+        if threads.get() > 1 && m.len() >= 8 << 20 {
+            core::MacKey::new(alg, k).verify_parallel(t, n, m, threads)
+        } else {
+            core::verify(alg, k, t, n, m)
+        }
+    })
+    .map_err(to_py)
 }
 
 /// MacKey(alg, key)
@@ -107,24 +128,28 @@ impl MacKey {
         Ok(MacKey { inner: Box::new(core::MacKey::new(self::alg(alg)?, exact::<KEY_BYTES>("key", k.as_slice())?)) })
     }
 
-    /// mac(nonce, data) -> bytes
+    /// mac(nonce, data, *, threads=1) -> bytes
     ///
-    /// The tag of `data` under this key and `nonce`.
+    /// The tag of `data` under this key and `nonce` (`threads` as for
+    /// `wegman.mmh.mac`).
     ///
     /// >>> from wegman.mmh import MacKey
     /// >>> len(MacKey("mmh32", bytes(32)).mac(bytes(16), b"x"))
     /// 4
+    #[pyo3(signature = (nonce, data, *, threads = 1))]
     fn mac<'py>(
         &self,
         py: Python<'py>,
         nonce: &Bound<'py, PyAny>,
         data: &Bound<'py, PyAny>,
+        threads: usize,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let threads = crate::poly::threads(threads)?;
         let n = Bytes::new(nonce, "nonce")?;
         let n = exact::<NONCE_BYTES>("nonce", n.as_slice())?;
         let d = Bytes::new(data, "data")?;
         let m = d.as_slice();
-        let tag = maybe_detach(py, m.len(), || self.inner.mac(n, m)).map_err(to_py)?;
+        let tag = maybe_detach(py, m.len(), || self.inner.mac_parallel(n, m, threads)).map_err(to_py)?;
         Ok(PyBytes::new(py, tag.as_bytes()))
     }
 
@@ -135,20 +160,23 @@ impl MacKey {
     /// >>> from wegman.mmh import MacKey
     /// >>> k = MacKey("mmh32x2", bytes(32))
     /// >>> k.verify(k.mac(bytes(16), b"m"), bytes(16), b"m")
+    #[pyo3(signature = (tag, nonce, data, *, threads = 1))]
     fn verify(
         &self,
         py: Python<'_>,
         tag: &Bound<'_, PyAny>,
         nonce: &Bound<'_, PyAny>,
         data: &Bound<'_, PyAny>,
+        threads: usize,
     ) -> PyResult<()> {
+        let threads = crate::poly::threads(threads)?;
         let t = Bytes::new(tag, "tag")?;
         let t = t.as_slice();
         let n = Bytes::new(nonce, "nonce")?;
         let n = exact::<NONCE_BYTES>("nonce", n.as_slice())?;
         let d = Bytes::new(data, "data")?;
         let m = d.as_slice();
-        maybe_detach(py, m.len(), || self.inner.verify(t, n, m)).map_err(to_py)
+        maybe_detach(py, m.len(), || self.inner.verify_parallel(t, n, m, threads)).map_err(to_py)
     }
 
     /// The algorithm's name.

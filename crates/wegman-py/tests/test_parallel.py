@@ -84,3 +84,36 @@ def test_incremental_refuses_bad_ranges_and_hides_its_state() -> None:
     with pytest.raises(wegman.InvalidTag):
         kept.verify(before, bytes(16))
     assert repr(kept) == "<wegman.poly1305aes.Incremental of 40 bytes (state hidden)>"
+
+
+@pytest.mark.parametrize("alg", ["mmh32", "mmh32x4", "nmh32", "mmh64x2"])
+def test_mmh_threads_give_the_one_thread_tag(alg: str) -> None:
+    from wegman import mmh
+
+    key = bytes(range(32))
+    want = mmh.mac(alg, key, NONCE, BIG)
+    for threads in (2, 3):
+        assert mmh.mac(alg, key, NONCE, BIG, threads=threads) == want
+        assert mmh.MacKey(alg, key).mac(NONCE, BIG, threads=threads) == want
+        mmh.verify(alg, key, want, NONCE, BIG, threads=threads)
+        mmh.MacKey(alg, key).verify(want, NONCE, BIG, threads=threads)
+    with pytest.raises(wegman.InvalidTag):
+        mmh.MacKey(alg, key).verify(bytes([want[0] ^ 1]) + want[1:], NONCE, BIG, threads=2)
+
+
+def test_cwc_threads_give_the_one_thread_bytes_and_release_nothing_on_a_bad_tag() -> None:
+    from wegman.cwc import CWC
+
+    c = CWC(bytes(range(16)))
+    nonce = bytes(11)
+    want = c.encrypt(nonce, BIG, b"aad")
+    for threads in (2, 3):
+        assert c.encrypt(nonce, BIG, b"aad", threads=threads) == want
+        assert c.decrypt(nonce, want, b"aad", threads=threads) == BIG
+        assert c.decrypt(nonce, bytearray(want), b"aad", threads=threads) == BIG
+    bad = bytearray(want)
+    bad[7 << 20] ^= 1
+    with pytest.raises(wegman.InvalidTag):
+        c.decrypt(nonce, bad, b"aad", threads=2)
+    with pytest.raises(ValueError):
+        c.encrypt(nonce, BIG, None, threads=0)

@@ -11,8 +11,8 @@ class CWC:
     @staticmethod
     def generate_key(bit_length: int) -> bytes: ...
     def encrypt(
-        self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], tag_len: int = 16
+        self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], tag_len: int = 16, *, threads: int = 1
     ) -> bytes: ...
     def decrypt(
-        self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], tag_len: int = 16
+        self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer], tag_len: int = 16, *, threads: int = 1
     ) -> bytes: ...
