@@ -202,6 +202,14 @@ int wegman_poly1305(uint8_t out[16],
  *                         size_t len);
  *       0 if the WEGMAN_ALG_BYTES-byte tag authenticates m, else -1 (also
  *       for a NULL required pointer or an over-long m). Constant time in tag.
+ *   int wegman_ALG_parallel(uint8_t *out, const uint8_t key[32],
+ *                           const uint8_t nonce[16], const uint8_t *m,
+ *                           size_t len, size_t threads);
+ *   int wegman_ALG_verify_parallel(const uint8_t *tag, const uint8_t key[32],
+ *                                  const uint8_t nonce[16], const uint8_t *m,
+ *                                  size_t len, size_t threads);
+ *       The same on up to `threads` threads (one per 4 MiB of m at most,
+ *       none below 8 MiB); -1 also for threads 0. m must not change meanwhile.
  *   size_t wegman_ALG_bytes(void), wegman_ALG_keybytes(void),
  *       wegman_ALG_noncebytes(void): the constants below, for bindings.
  *
@@ -237,6 +245,15 @@ int wegman_mmh32(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
 WEGMAN_WARN_UNUSED_RESULT
 int wegman_mmh32_verify(const uint8_t *tag, const uint8_t key[32],
                         const uint8_t nonce[16], const uint8_t *m, size_t len);
+/** wegman_mmh32 on up to `threads` threads; -1 also for threads 0. */
+int wegman_mmh32_parallel(uint8_t *out, const uint8_t key[32],
+                          const uint8_t nonce[16], const uint8_t *m, size_t len,
+                          size_t threads);
+/** wegman_mmh32_verify on up to `threads` threads; -1 also for threads 0. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_mmh32_verify_parallel(const uint8_t *tag, const uint8_t key[32],
+                                 const uint8_t nonce[16], const uint8_t *m,
+                                 size_t len, size_t threads);
 
 /* mmh32x2: MMH32, 2-fold Toeplitz. */
 /** Bytes in an mmh32x2 tag. Same as wegman_mmh32x2_bytes(). */
@@ -258,6 +275,15 @@ int wegman_mmh32x2(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
 WEGMAN_WARN_UNUSED_RESULT
 int wegman_mmh32x2_verify(const uint8_t *tag, const uint8_t key[32],
                           const uint8_t nonce[16], const uint8_t *m, size_t len);
+/** wegman_mmh32x2 on up to `threads` threads; -1 also for threads 0. */
+int wegman_mmh32x2_parallel(uint8_t *out, const uint8_t key[32],
+                            const uint8_t nonce[16], const uint8_t *m, size_t len,
+                            size_t threads);
+/** wegman_mmh32x2_verify on up to `threads` threads; -1 also for threads 0. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_mmh32x2_verify_parallel(const uint8_t *tag, const uint8_t key[32],
+                                   const uint8_t nonce[16], const uint8_t *m,
+                                   size_t len, size_t threads);
 
 /* mmh32x3: MMH32, 3-fold Toeplitz. */
 /** Bytes in an mmh32x3 tag. Same as wegman_mmh32x3_bytes(). */
@@ -279,6 +305,15 @@ int wegman_mmh32x3(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
 WEGMAN_WARN_UNUSED_RESULT
 int wegman_mmh32x3_verify(const uint8_t *tag, const uint8_t key[32],
                           const uint8_t nonce[16], const uint8_t *m, size_t len);
+/** wegman_mmh32x3 on up to `threads` threads; -1 also for threads 0. */
+int wegman_mmh32x3_parallel(uint8_t *out, const uint8_t key[32],
+                            const uint8_t nonce[16], const uint8_t *m, size_t len,
+                            size_t threads);
+/** wegman_mmh32x3_verify on up to `threads` threads; -1 also for threads 0. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_mmh32x3_verify_parallel(const uint8_t *tag, const uint8_t key[32],
+                                   const uint8_t nonce[16], const uint8_t *m,
+                                   size_t len, size_t threads);
 
 /* mmh32x4: MMH32, 4-fold Toeplitz. */
 /** Bytes in an mmh32x4 tag. Same as wegman_mmh32x4_bytes(). */
@@ -300,6 +335,15 @@ int wegman_mmh32x4(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
 WEGMAN_WARN_UNUSED_RESULT
 int wegman_mmh32x4_verify(const uint8_t *tag, const uint8_t key[32],
                           const uint8_t nonce[16], const uint8_t *m, size_t len);
+/** wegman_mmh32x4 on up to `threads` threads; -1 also for threads 0. */
+int wegman_mmh32x4_parallel(uint8_t *out, const uint8_t key[32],
+                            const uint8_t nonce[16], const uint8_t *m, size_t len,
+                            size_t threads);
+/** wegman_mmh32x4_verify on up to `threads` threads; -1 also for threads 0. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_mmh32x4_verify_parallel(const uint8_t *tag, const uint8_t key[32],
+                                   const uint8_t nonce[16], const uint8_t *m,
+                                   size_t len, size_t threads);
 
 /* nmh32: NMH32 (paper Definition 10). 4-byte tag: short-lived links only. */
 /** Bytes in an nmh32 tag. Same as wegman_nmh32_bytes(). */
@@ -321,6 +365,15 @@ int wegman_nmh32(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
 WEGMAN_WARN_UNUSED_RESULT
 int wegman_nmh32_verify(const uint8_t *tag, const uint8_t key[32],
                         const uint8_t nonce[16], const uint8_t *m, size_t len);
+/** wegman_nmh32 on up to `threads` threads; -1 also for threads 0. */
+int wegman_nmh32_parallel(uint8_t *out, const uint8_t key[32],
+                          const uint8_t nonce[16], const uint8_t *m, size_t len,
+                          size_t threads);
+/** wegman_nmh32_verify on up to `threads` threads; -1 also for threads 0. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_nmh32_verify_parallel(const uint8_t *tag, const uint8_t key[32],
+                                 const uint8_t nonce[16], const uint8_t *m,
+                                 size_t len, size_t threads);
 
 /* mmh64: MMH64, 64-bit words, p = 2^64 + 13. */
 /** Bytes in an mmh64 tag. Same as wegman_mmh64_bytes(). */
@@ -342,6 +395,15 @@ int wegman_mmh64(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
 WEGMAN_WARN_UNUSED_RESULT
 int wegman_mmh64_verify(const uint8_t *tag, const uint8_t key[32],
                         const uint8_t nonce[16], const uint8_t *m, size_t len);
+/** wegman_mmh64 on up to `threads` threads; -1 also for threads 0. */
+int wegman_mmh64_parallel(uint8_t *out, const uint8_t key[32],
+                          const uint8_t nonce[16], const uint8_t *m, size_t len,
+                          size_t threads);
+/** wegman_mmh64_verify on up to `threads` threads; -1 also for threads 0. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_mmh64_verify_parallel(const uint8_t *tag, const uint8_t key[32],
+                                 const uint8_t nonce[16], const uint8_t *m,
+                                 size_t len, size_t threads);
 
 /* mmh64x2: MMH64, 2-fold Toeplitz. */
 /** Bytes in an mmh64x2 tag. Same as wegman_mmh64x2_bytes(). */
@@ -363,6 +425,15 @@ int wegman_mmh64x2(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16],
 WEGMAN_WARN_UNUSED_RESULT
 int wegman_mmh64x2_verify(const uint8_t *tag, const uint8_t key[32],
                           const uint8_t nonce[16], const uint8_t *m, size_t len);
+/** wegman_mmh64x2 on up to `threads` threads; -1 also for threads 0. */
+int wegman_mmh64x2_parallel(uint8_t *out, const uint8_t key[32],
+                            const uint8_t nonce[16], const uint8_t *m, size_t len,
+                            size_t threads);
+/** wegman_mmh64x2_verify on up to `threads` threads; -1 also for threads 0. */
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_mmh64x2_verify_parallel(const uint8_t *tag, const uint8_t key[32],
+                                   const uint8_t nonce[16], const uint8_t *m,
+                                   size_t len, size_t threads);
 
 /*
  * CWC-AES authenticated encryption (Kohno, Viega & Whiting, section 3 of

@@ -1,5 +1,7 @@
 //! The MMH family for C: for each of the seven algorithms of [`wegman::mmh`]
-//! a one-shot `wegman_<alg>` and a `wegman_<alg>_verify`, plus
+//! a one-shot `wegman_<alg>` and a `wegman_<alg>_verify`, their threaded
+//! forms `wegman_<alg>_parallel` and `wegman_<alg>_verify_parallel` (a
+//! `size_t threads` more; 0 is -1), plus
 //! `WEGMAN_<ALG>_BYTES` (the tag length), `_KEYBYTES` and `_NONCEBYTES`,
 //! each paired with a function.
 //!
@@ -15,6 +17,7 @@
 //! input has been read, so `out` may overlap the inputs.
 
 use core::ffi::c_int;
+use std::num::NonZeroUsize;
 
 use wegman::ct;
 use wegman::mmh::{self, Alg, KEY_BYTES, MAX_TAG_BYTES, NONCE_BYTES};
@@ -28,14 +31,22 @@ use crate::ffi::{FAIL, OK, array, guard, message, required, write};
 /// `out`: NULL or `alg.tag_bytes()` writable bytes; `key`: NULL or 32
 /// readable bytes; `nonce`: NULL or 16 readable bytes; `m`: NULL or `len`
 /// readable bytes.
-unsafe fn mac_raw(alg: Alg, out: *mut u8, key: *const u8, nonce: *const u8, m: *const u8, len: usize) -> c_int {
+unsafe fn mac_raw(
+    alg: Alg,
+    out: *mut u8,
+    key: *const u8,
+    nonce: *const u8,
+    m: *const u8,
+    len: usize,
+    threads: usize,
+) -> c_int {
     guard(FAIL, || {
         // SAFETY: caller contract: each input is NULL or readable for its
         // stated length; the borrows end before `out` is written.
         let inputs = unsafe { (array::<KEY_BYTES>(key), array::<NONCE_BYTES>(nonce), message(m, len)) };
-        let tag = match inputs {
+        let tag = match (inputs, NonZeroUsize::new(threads)) {
             // Fails only for a message that needs more than 16 tree levels.
-            (Some(key), Some(nonce), Some(m)) => mmh::mac(alg, key, nonce, m).ok(),
+            ((Some(key), Some(nonce), Some(m)), Some(threads)) => tag_of(alg, key, nonce, m, threads).ok(),
             _ => None,
         };
         let mut bytes = [0u8; MAX_TAG_BYTES];
@@ -50,13 +61,36 @@ unsafe fn mac_raw(alg: Alg, out: *mut u8, key: *const u8, nonce: *const u8, m: *
     })
 }
 
+/// The tag on one thread, or on up to `threads` from 8 MiB.
+fn tag_of(
+    alg: Alg,
+    key: &[u8; 32],
+    nonce: &[u8; 16],
+    m: &[u8],
+    threads: NonZeroUsize,
+) -> Result<mmh::Tag, wegman::Error> {
+    if threads.get() == 1 || m.len() < 8 << 20 {
+        mmh::mac(alg, key, nonce, m)
+    } else {
+        mmh::MacKey::new(alg, key).mac_parallel(nonce, m, threads)
+    }
+}
+
 /// 0 if `tag` (`alg.tag_bytes()` bytes) is the tag of `m[0..len]`, else -1.
 ///
 /// # Safety
 /// `tag`: NULL or `alg.tag_bytes()` readable bytes; `key`: NULL or 32
 /// readable bytes; `nonce`: NULL or 16 readable bytes; `m`: NULL or `len`
 /// readable bytes.
-unsafe fn verify_raw(alg: Alg, tag: *const u8, key: *const u8, nonce: *const u8, m: *const u8, len: usize) -> c_int {
+unsafe fn verify_raw(
+    alg: Alg,
+    tag: *const u8,
+    key: *const u8,
+    nonce: *const u8,
+    m: *const u8,
+    len: usize,
+    threads: usize,
+) -> c_int {
     guard(FAIL, || {
         // SAFETY: caller contract: each input is NULL or readable for its
         // stated length.
@@ -64,11 +98,12 @@ unsafe fn verify_raw(alg: Alg, tag: *const u8, key: *const u8, nonce: *const u8,
             (required(tag, alg.tag_bytes()), array::<KEY_BYTES>(key), array::<NONCE_BYTES>(nonce), message(m, len))
         };
         let (Some(tag), Some(key), Some(nonce), Some(m)) = inputs else { return FAIL };
+        let Some(threads) = NonZeroUsize::new(threads) else { return FAIL };
         // mmh::mac and a constant-time comparison rather than mmh::verify,
         // which builds its Result with a conditional jump on the comparison
         // (seen by tests/ctgrind.rs): computed this way the verdict reaches
         // the caller without a branch on it, as in wegman_poly1305aes_verify.
-        let Ok(mine) = mmh::mac(alg, key, nonce, m) else { return FAIL };
+        let Ok(mine) = tag_of(alg, key, nonce, m, threads) else { return FAIL };
         if ct::eq(mine.as_bytes(), tag) { OK } else { FAIL }
     })
 }
@@ -79,7 +114,8 @@ unsafe fn verify_raw(alg: Alg, tag: *const u8, key: *const u8, nonce: *const u8,
 macro_rules! mmh_c_api {
     ($(
         $alg:ident, $tag_bytes:literal:
-        $mac:ident, $verify:ident, $bytes_fn:ident, $keybytes_fn:ident, $noncebytes_fn:ident,
+        $mac:ident, $verify:ident, $mac_par:ident, $verify_par:ident, $bytes_fn:ident, $keybytes_fn:ident,
+        $noncebytes_fn:ident,
         $BYTES:ident, $KEYBYTES:ident, $NONCEBYTES:ident;
     )*) => {$(
         #[doc = concat!("Tag length of `", stringify!($mac), "` in bytes.")]
@@ -125,7 +161,48 @@ macro_rules! mmh_c_api {
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $mac(out: *mut u8, key: *const u8, nonce: *const u8, m: *const u8, len: usize) -> c_int {
             // SAFETY: forwarded caller contract, with out's size the tag length of this Alg.
-            unsafe { mac_raw(Alg::$alg, out, key, nonce, m, len) }
+            unsafe { mac_raw(Alg::$alg, out, key, nonce, m, len, 1) }
+        }
+
+        #[doc = concat!(
+            "`int ", stringify!($mac_par), "(uint8_t *out, const uint8_t key[32], const uint8_t nonce[16], ",
+            "const uint8_t *m, size_t len, size_t threads)`.\n\n",
+            "`", stringify!($mac), "` on up to `threads` threads (one per 4 MiB of message at most, none below ",
+            "8 MiB): the same tag; -1 with zeros written also for `threads` 0.\n\n",
+            "# Safety\n",
+            "As `", stringify!($mac), "`; `m` must not change meanwhile.",
+        )]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $mac_par(
+            out: *mut u8,
+            key: *const u8,
+            nonce: *const u8,
+            m: *const u8,
+            len: usize,
+            threads: usize,
+        ) -> c_int {
+            // SAFETY: forwarded caller contract, with out's size the tag length of this Alg.
+            unsafe { mac_raw(Alg::$alg, out, key, nonce, m, len, threads) }
+        }
+
+        #[doc = concat!(
+            "`int ", stringify!($verify_par), "(const uint8_t *tag, const uint8_t key[32], const uint8_t ",
+            "nonce[16], const uint8_t *m, size_t len, size_t threads)`.\n\n",
+            "`", stringify!($verify), "` on up to `threads` threads; -1 also for `threads` 0.\n\n",
+            "# Safety\n",
+            "As `", stringify!($verify), "`.",
+        )]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $verify_par(
+            tag: *const u8,
+            key: *const u8,
+            nonce: *const u8,
+            m: *const u8,
+            len: usize,
+            threads: usize,
+        ) -> c_int {
+            // SAFETY: forwarded caller contract, with tag's size the tag length of this Alg.
+            unsafe { verify_raw(Alg::$alg, tag, key, nonce, m, len, threads) }
         }
 
         #[doc = concat!(
@@ -146,24 +223,31 @@ macro_rules! mmh_c_api {
             len: usize,
         ) -> c_int {
             // SAFETY: forwarded caller contract, with tag's size the tag length of this Alg.
-            unsafe { verify_raw(Alg::$alg, tag, key, nonce, m, len) }
+            unsafe { verify_raw(Alg::$alg, tag, key, nonce, m, len, 1) }
         }
     )*};
 }
 
 mmh_c_api! {
-    Mmh32, 4: wegman_mmh32, wegman_mmh32_verify, wegman_mmh32_bytes, wegman_mmh32_keybytes,
+    Mmh32, 4: wegman_mmh32, wegman_mmh32_verify, wegman_mmh32_parallel, wegman_mmh32_verify_parallel,
+        wegman_mmh32_bytes, wegman_mmh32_keybytes,
         wegman_mmh32_noncebytes, WEGMAN_MMH32_BYTES, WEGMAN_MMH32_KEYBYTES, WEGMAN_MMH32_NONCEBYTES;
-    Mmh32x2, 8: wegman_mmh32x2, wegman_mmh32x2_verify, wegman_mmh32x2_bytes, wegman_mmh32x2_keybytes,
+    Mmh32x2, 8: wegman_mmh32x2, wegman_mmh32x2_verify, wegman_mmh32x2_parallel, wegman_mmh32x2_verify_parallel,
+        wegman_mmh32x2_bytes, wegman_mmh32x2_keybytes,
         wegman_mmh32x2_noncebytes, WEGMAN_MMH32X2_BYTES, WEGMAN_MMH32X2_KEYBYTES, WEGMAN_MMH32X2_NONCEBYTES;
-    Mmh32x3, 12: wegman_mmh32x3, wegman_mmh32x3_verify, wegman_mmh32x3_bytes, wegman_mmh32x3_keybytes,
+    Mmh32x3, 12: wegman_mmh32x3, wegman_mmh32x3_verify, wegman_mmh32x3_parallel, wegman_mmh32x3_verify_parallel,
+        wegman_mmh32x3_bytes, wegman_mmh32x3_keybytes,
         wegman_mmh32x3_noncebytes, WEGMAN_MMH32X3_BYTES, WEGMAN_MMH32X3_KEYBYTES, WEGMAN_MMH32X3_NONCEBYTES;
-    Mmh32x4, 16: wegman_mmh32x4, wegman_mmh32x4_verify, wegman_mmh32x4_bytes, wegman_mmh32x4_keybytes,
+    Mmh32x4, 16: wegman_mmh32x4, wegman_mmh32x4_verify, wegman_mmh32x4_parallel, wegman_mmh32x4_verify_parallel,
+        wegman_mmh32x4_bytes, wegman_mmh32x4_keybytes,
         wegman_mmh32x4_noncebytes, WEGMAN_MMH32X4_BYTES, WEGMAN_MMH32X4_KEYBYTES, WEGMAN_MMH32X4_NONCEBYTES;
-    Nmh32, 4: wegman_nmh32, wegman_nmh32_verify, wegman_nmh32_bytes, wegman_nmh32_keybytes,
+    Nmh32, 4: wegman_nmh32, wegman_nmh32_verify, wegman_nmh32_parallel, wegman_nmh32_verify_parallel,
+        wegman_nmh32_bytes, wegman_nmh32_keybytes,
         wegman_nmh32_noncebytes, WEGMAN_NMH32_BYTES, WEGMAN_NMH32_KEYBYTES, WEGMAN_NMH32_NONCEBYTES;
-    Mmh64, 8: wegman_mmh64, wegman_mmh64_verify, wegman_mmh64_bytes, wegman_mmh64_keybytes,
+    Mmh64, 8: wegman_mmh64, wegman_mmh64_verify, wegman_mmh64_parallel, wegman_mmh64_verify_parallel,
+        wegman_mmh64_bytes, wegman_mmh64_keybytes,
         wegman_mmh64_noncebytes, WEGMAN_MMH64_BYTES, WEGMAN_MMH64_KEYBYTES, WEGMAN_MMH64_NONCEBYTES;
-    Mmh64x2, 16: wegman_mmh64x2, wegman_mmh64x2_verify, wegman_mmh64x2_bytes, wegman_mmh64x2_keybytes,
+    Mmh64x2, 16: wegman_mmh64x2, wegman_mmh64x2_verify, wegman_mmh64x2_parallel, wegman_mmh64x2_verify_parallel,
+        wegman_mmh64x2_bytes, wegman_mmh64x2_keybytes,
         wegman_mmh64x2_noncebytes, WEGMAN_MMH64X2_BYTES, WEGMAN_MMH64X2_KEYBYTES, WEGMAN_MMH64X2_NONCEBYTES;
 }

@@ -869,3 +869,31 @@ fn parallel_calls_give_the_one_thread_tag_and_refuse_zero_threads() {
     };
     assert_eq!(rc, -1);
 }
+
+#[test]
+fn mmh_parallel_calls_give_the_one_thread_tag_and_refuse_zero_threads() {
+    use crate::mmh::{wegman_mmh64x2, wegman_mmh64x2_parallel, wegman_mmh64x2_verify_parallel};
+    let key = [0x33u8; 32];
+    let nonce = [6u8; 16];
+    let m: Vec<u8> = (0..(9usize << 20) + 5).map(|i| (i % 251) as u8).collect();
+    let mut want = [0u8; 16];
+    // SAFETY: every pointer is valid for its stated length.
+    assert_eq!(unsafe { wegman_mmh64x2(want.as_mut_ptr(), key.as_ptr(), nonce.as_ptr(), m.as_ptr(), m.len()) }, 0);
+    for threads in [1usize, 2, 3] {
+        let mut out = [0u8; 16];
+        // SAFETY: as above.
+        let rc = unsafe {
+            wegman_mmh64x2_parallel(out.as_mut_ptr(), key.as_ptr(), nonce.as_ptr(), m.as_ptr(), m.len(), threads)
+        };
+        assert_eq!((rc, out), (0, want), "{threads} threads");
+        // SAFETY: as above.
+        let rc = unsafe {
+            wegman_mmh64x2_verify_parallel(want.as_ptr(), key.as_ptr(), nonce.as_ptr(), m.as_ptr(), m.len(), threads)
+        };
+        assert_eq!(rc, 0);
+    }
+    let mut out = [0xaau8; 16];
+    // SAFETY: as above.
+    let rc = unsafe { wegman_mmh64x2_parallel(out.as_mut_ptr(), key.as_ptr(), nonce.as_ptr(), m.as_ptr(), m.len(), 0) };
+    assert_eq!((rc, out), (-1, [0; 16]));
+}

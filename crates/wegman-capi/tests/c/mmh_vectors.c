@@ -20,11 +20,15 @@
 
 typedef int (*mac_fn)(uint8_t *, const uint8_t *, const uint8_t *, const uint8_t *, size_t);
 typedef int (*verify_fn)(const uint8_t *, const uint8_t *, const uint8_t *, const uint8_t *, size_t);
+typedef int (*mac_par_fn)(uint8_t *, const uint8_t *, const uint8_t *, const uint8_t *, size_t, size_t);
+typedef int (*verify_par_fn)(const uint8_t *, const uint8_t *, const uint8_t *, const uint8_t *, size_t, size_t);
 
 struct alg {
     const char *name;
     mac_fn mac;
     verify_fn verify;
+    mac_par_fn mac_parallel;
+    verify_par_fn verify_parallel;
     size_t (*bytes)(void);
     size_t (*keybytes)(void);
     size_t (*noncebytes)(void);
@@ -33,8 +37,16 @@ struct alg {
 };
 
 #define ALG(name, NAME)                                                                                            \
-    {#name, wegman_##name, wegman_##name##_verify, wegman_##name##_bytes, wegman_##name##_keybytes,                 \
-     wegman_##name##_noncebytes, WEGMAN_##NAME##_BYTES, 0}
+    {#name,                                                                                                        \
+     wegman_##name,                                                                                                \
+     wegman_##name##_verify,                                                                                       \
+     wegman_##name##_parallel,                                                                                     \
+     wegman_##name##_verify_parallel,                                                                              \
+     wegman_##name##_bytes,                                                                                        \
+     wegman_##name##_keybytes,                                                                                     \
+     wegman_##name##_noncebytes,                                                                                   \
+     WEGMAN_##NAME##_BYTES,                                                                                        \
+     0}
 
 static struct alg algs[] = {
     ALG(mmh32, MMH32), ALG(mmh32x2, MMH32X2), ALG(mmh32x3, MMH32X3), ALG(mmh32x4, MMH32X4),
@@ -52,6 +64,15 @@ static int check(const char *id, const struct alg *a, const uint8_t key[32], con
     if (memcmp(out, tag, n) != 0) return fail(id, "mac: wrong tag");
     if (n < sizeof out && out[n] != 0xaa) return fail(id, "mac wrote past the tag");
     if (a->verify(tag, key, nonce, m.p, m.len) != 0) return fail(id, "verify rejected the tag");
+
+    /* The threaded calls (one thread below 8 MiB: the API; the split is
+     * tested in Rust). 0 threads is refused. */
+    memset(out, 0xaa, sizeof out);
+    if (a->mac_parallel(out, key, nonce, m.p, m.len, 3) != 0) return fail(id, "mac_parallel returned -1");
+    if (memcmp(out, tag, n) != 0) return fail(id, "mac_parallel: wrong tag");
+    if (a->verify_parallel(tag, key, nonce, m.p, m.len, 2) != 0) return fail(id, "verify_parallel rejected the tag");
+    if (a->mac_parallel(out, key, nonce, m.p, m.len, 0) != -1) return fail(id, "mac_parallel accepted 0 threads");
+    if (a->verify_parallel(tag, key, nonce, m.p, m.len, 0) != -1) return fail(id, "verify_parallel accepted 0 threads");
 
     /* Every single-bit change of the tag is rejected. */
     for (bit = 0; bit < 8 * n; bit++) {
