@@ -554,6 +554,30 @@ int wegman_cwc_decrypt(uint8_t *m, size_t *m_len_p,
                        const uint8_t nonce[11],
                        const uint8_t *key, size_t key_len);
 
+/**
+ * wegman_cwc_encrypt and wegman_cwc_decrypt on up to `threads` threads (one
+ * per 4 MiB of message at most, none below 8 MiB): the same bytes; -1 also
+ * for threads 0. The decryption copies c out twice (once to check the tag,
+ * writing nothing; once to decrypt, checking the tag again): m is zeroed
+ * and -1 returned unless both checks pass, so a c changed meanwhile can
+ * never release other plaintext.
+ */
+int wegman_cwc_encrypt_parallel(uint8_t *c, size_t *c_len_p,
+                                const uint8_t *m, size_t m_len,
+                                const uint8_t *ad, size_t ad_len,
+                                size_t tag_len,
+                                const uint8_t nonce[11],
+                                const uint8_t *key, size_t key_len,
+                                size_t threads);
+WEGMAN_WARN_UNUSED_RESULT
+int wegman_cwc_decrypt_parallel(uint8_t *m, size_t *m_len_p,
+                                const uint8_t *c, size_t c_len,
+                                const uint8_t *ad, size_t ad_len,
+                                size_t tag_len,
+                                const uint8_t nonce[11],
+                                const uint8_t *key, size_t key_len,
+                                size_t threads);
+
 #ifdef __cplusplus
 }
 #endif

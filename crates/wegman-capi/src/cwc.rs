@@ -88,7 +88,7 @@ pub extern "C" fn wegman_cwc_messagebytes_max() -> u64 {
 
 /// A tag length of 1 to 16 and a message (or ciphertext) and associated
 /// data within the limit: the checks every function makes first.
-fn lengths_ok(tag_len: usize, m_len: usize, ad_len: usize) -> bool {
+pub(crate) fn lengths_ok(tag_len: usize, m_len: usize, ad_len: usize) -> bool {
     (1..=TAG_BYTES).contains(&tag_len) && m_len as u64 <= MAX_BYTES && ad_len as u64 <= MAX_BYTES
 }
 
@@ -97,7 +97,11 @@ fn lengths_ok(tag_len: usize, m_len: usize, ad_len: usize) -> bool {
 ///
 /// # Safety
 /// `key`: NULL or `key_len` readable bytes; `nonce`: NULL or 11 readable bytes.
-unsafe fn key_and_nonce(key: *const u8, key_len: usize, nonce: *const u8) -> Option<(CwcKey, [u8; NONCE_BYTES])> {
+pub(crate) unsafe fn key_and_nonce(
+    key: *const u8,
+    key_len: usize,
+    nonce: *const u8,
+) -> Option<(CwcKey, [u8; NONCE_BYTES])> {
     // SAFETY: forwarded caller contract; both borrows end in this function.
     let (key, nonce) = unsafe { (required(key, key_len)?, array::<NONCE_BYTES>(nonce)?) };
     Some((CwcKey::new(key).ok()?, *nonce))

@@ -29,6 +29,7 @@
 
 pub mod bernstein;
 pub mod cwc;
+pub mod cwc_parallel;
 mod ffi;
 pub mod mmh;
 pub mod oneshot;
@@ -43,6 +44,7 @@ pub use cwc::{
     wegman_cwc_encrypt_detached, wegman_cwc_keybytes_max, wegman_cwc_keybytes_min, wegman_cwc_messagebytes_max,
     wegman_cwc_noncebytes,
 };
+pub use cwc_parallel::{wegman_cwc_decrypt_parallel, wegman_cwc_encrypt_parallel};
 pub use mmh::*;
 pub use oneshot::{
     wegman_poly1305, wegman_poly1305aes_authenticate, wegman_poly1305aes_authenticate_parallel,

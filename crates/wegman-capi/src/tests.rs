@@ -897,3 +897,147 @@ fn mmh_parallel_calls_give_the_one_thread_tag_and_refuse_zero_threads() {
     let rc = unsafe { wegman_mmh64x2_parallel(out.as_mut_ptr(), key.as_ptr(), nonce.as_ptr(), m.as_ptr(), m.len(), 0) };
     assert_eq!((rc, out), (-1, [0; 16]));
 }
+
+#[test]
+fn cwc_parallel_calls_give_the_one_thread_bytes_and_zero_m_on_a_wrong_tag() {
+    use crate::cwc::wegman_cwc_encrypt;
+    use crate::cwc_parallel::{wegman_cwc_decrypt_parallel, wegman_cwc_encrypt_parallel};
+    let key = [0x44u8; 32];
+    let nonce = [2u8; 11];
+    let ad = b"header";
+    let m: Vec<u8> = (0..(9usize << 20) + 7).map(|i| (i % 241) as u8).collect();
+    let n = m.len();
+    let mut want = vec![0u8; n + 16];
+    let mut len = 0usize;
+    // SAFETY: every pointer is valid for its stated length.
+    let rc = unsafe {
+        wegman_cwc_encrypt(
+            want.as_mut_ptr(),
+            &mut len,
+            m.as_ptr(),
+            n,
+            ad.as_ptr(),
+            6,
+            16,
+            nonce.as_ptr(),
+            key.as_ptr(),
+            32,
+        )
+    };
+    assert_eq!((rc, len), (0, n + 16));
+    for threads in [2usize, 3] {
+        let mut c = vec![0u8; n + 16];
+        // SAFETY: as above.
+        let rc = unsafe {
+            wegman_cwc_encrypt_parallel(
+                c.as_mut_ptr(),
+                &mut len,
+                m.as_ptr(),
+                n,
+                ad.as_ptr(),
+                6,
+                16,
+                nonce.as_ptr(),
+                key.as_ptr(),
+                32,
+                threads,
+            )
+        };
+        assert!(rc == 0 && len == n + 16 && c == want, "{threads} threads");
+        // In place: the plaintext's buffer, with room for the tag.
+        let mut inplace = m.clone();
+        inplace.resize(n + 16, 0);
+        // SAFETY: as above; c == m is allowed.
+        let rc = unsafe {
+            wegman_cwc_encrypt_parallel(
+                inplace.as_mut_ptr(),
+                &mut len,
+                inplace.as_ptr(),
+                n,
+                ad.as_ptr(),
+                6,
+                16,
+                nonce.as_ptr(),
+                key.as_ptr(),
+                32,
+                threads,
+            )
+        };
+        assert!(rc == 0 && inplace == want, "in place, {threads} threads");
+        let mut out = vec![0u8; n];
+        // SAFETY: as above.
+        let rc = unsafe {
+            wegman_cwc_decrypt_parallel(
+                out.as_mut_ptr(),
+                &mut len,
+                want.as_ptr(),
+                n + 16,
+                ad.as_ptr(),
+                6,
+                16,
+                nonce.as_ptr(),
+                key.as_ptr(),
+                32,
+                threads,
+            )
+        };
+        assert!(rc == 0 && len == n && out == m);
+        // SAFETY: as above; m == c decrypts in place.
+        let rc = unsafe {
+            wegman_cwc_decrypt_parallel(
+                inplace.as_mut_ptr(),
+                &mut len,
+                inplace.as_ptr(),
+                n + 16,
+                ad.as_ptr(),
+                6,
+                16,
+                nonce.as_ptr(),
+                key.as_ptr(),
+                32,
+                threads,
+            )
+        };
+        assert!(rc == 0 && inplace[..n] == m[..]);
+    }
+    // A flipped byte in the second thread's share: -1, m zeroed.
+    let mut bad = want.clone();
+    bad[6 << 20] ^= 1;
+    let mut out = vec![0xaau8; n];
+    // SAFETY: as above.
+    let rc = unsafe {
+        wegman_cwc_decrypt_parallel(
+            out.as_mut_ptr(),
+            &mut len,
+            bad.as_ptr(),
+            n + 16,
+            ad.as_ptr(),
+            6,
+            16,
+            nonce.as_ptr(),
+            key.as_ptr(),
+            32,
+            2,
+        )
+    };
+    assert!(rc == -1 && len == 0 && out.iter().all(|&b| b == 0));
+    // 0 threads: -1, nothing written.
+    let mut out = vec![0xaau8; n];
+    // SAFETY: as above.
+    let rc = unsafe {
+        wegman_cwc_decrypt_parallel(
+            out.as_mut_ptr(),
+            &mut len,
+            want.as_ptr(),
+            n + 16,
+            ad.as_ptr(),
+            6,
+            16,
+            nonce.as_ptr(),
+            key.as_ptr(),
+            32,
+            0,
+        )
+    };
+    assert!(rc == -1 && out.iter().all(|&b| b == 0xaa));
+}

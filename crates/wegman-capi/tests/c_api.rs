@@ -186,6 +186,12 @@ fn abi() -> Vec<CFn> {
         unsafe fn wegman_cwc_decrypt(
             *mut u8, *mut usize, *const u8, usize, *const u8, usize, usize, *const u8, *const u8, usize
         ) -> c_int;
+        unsafe fn wegman_cwc_encrypt_parallel(
+            *mut u8, *mut usize, *const u8, usize, *const u8, usize, usize, *const u8, *const u8, usize, usize
+        ) -> c_int;
+        unsafe fn wegman_cwc_decrypt_parallel(
+            *mut u8, *mut usize, *const u8, usize, *const u8, usize, usize, *const u8, *const u8, usize, usize
+        ) -> c_int;
     }
 }
 
