@@ -82,7 +82,18 @@ fn keyed(name: &str, alg: &str, hex: &str) -> Keyed {
     let mut manifests: Vec<Vec<u8>> = Vec::new();
     for files in [&all[..], &all[1..2]] {
         let mut out = Collect(Vec::new());
-        assert_eq!(tag_files(&key, &mut store, files, &TagOptions { threads: NonZeroUsize::MIN, keep_state: None }, &mut out, |_| NoProgress), Ok(0), "tag");
+        assert_eq!(
+            tag_files(
+                &key,
+                &mut store,
+                files,
+                &TagOptions { threads: NonZeroUsize::MIN, keep_state: None },
+                &mut out,
+                |_| NoProgress
+            ),
+            Ok(0),
+            "tag"
+        );
         manifests.push(out.0.iter().flat_map(|l| [l.as_bytes(), b"\n"]).flatten().copied().collect());
     }
     store.close().expect("close");
