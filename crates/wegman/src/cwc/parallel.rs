@@ -83,8 +83,25 @@ fn hash_runs<E: Send>(
     fill: &Fill<'_, E>,
     sink: Option<&Sink<'_, E>>,
 ) -> Result<u128, E> {
-    let ends = run_ends(len);
-    let mut rs = each_run(&ends, thread_count(len, threads), |_, from, to, buffer| {
+    hash_cut(key, nonce, aad, &run_ends(len), thread_count(len, threads), op, fill, sink)
+}
+
+/// [`hash_runs`] with the runs ending at `ends` (multiples of 48 but the
+/// last, which is the length: a run starts on an AES block and a 12-byte
+/// chunk; runs may be empty), on `threads` threads.
+#[allow(clippy::too_many_arguments)]
+fn hash_cut<E: Send>(
+    key: &CwcKey,
+    nonce: &[u8; NONCE_BYTES],
+    aad: &[u8],
+    ends: &[usize],
+    threads: usize,
+    op: Op,
+    fill: &Fill<'_, E>,
+    sink: Option<&Sink<'_, E>>,
+) -> Result<u128, E> {
+    debug_assert!(ends[..ends.len() - 1].iter().all(|e| e % 48 == 0) && ends.windows(2).all(|w| w[0] <= w[1]));
+    let mut rs = each_run(ends, threads, |_, from, to, buffer| {
         buffer.resize(to - from, 0);
         fill(from as u64, buffer)?;
         let ctr = || Ctr::at_block(nonce, (from / 16) as u64);
@@ -106,7 +123,7 @@ fn hash_runs<E: Send>(
     let mut r = soft::canonical(absorb_padded(&key.hash, 0, aad));
     let mut power: Option<(u64, u128)> = None;
     for (i, rj) in rs.iter().enumerate() {
-        let chunks = (ends[i] - run_start(&ends, i)).div_ceil(12) as u64;
+        let chunks = (ends[i] - run_start(ends, i)).div_ceil(12) as u64;
         let p = match power {
             Some((n, p)) if n == chunks => p,
             _ => kh_pow(kh, chunks),
@@ -328,6 +345,46 @@ mod tests {
                 let mut bad = want.clone();
                 bad[len / 2] ^= 1;
                 assert_eq!(key.decrypt_parallel(&[9; 11], b"header", &bad, 16, two), Err(Error::TagMismatch));
+            }
+        }
+    }
+
+    /// Any cut on 48-byte boundaries, 1–64 runs, empty runs included, on
+    /// one thread and on three: the one-thread tag (encrypting) and the same
+    /// tag from the ciphertext (hashing only).
+    #[test]
+    fn every_cut_gives_the_one_thread_tag() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rand = |n: usize| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) as usize % n
+        };
+        let message: Vec<u8> = (0..20_000).map(|i| (i * 7 + 3) as u8).collect();
+        for features in levels() {
+            let key = CwcKey::with_features(&[0x24; 16], features).unwrap();
+            for len in [0usize, 1, 47, 48, 49, 480, 4801, 20_000] {
+                let m = &message[..len];
+                let want = key.encrypt(&[1; 11], b"ad", m, 16).unwrap();
+                let c = &want[..len];
+                for runs in [1usize, 2, 3, 7, 64] {
+                    let mut ends: Vec<usize> = (1..runs).map(|_| rand(len / 48 + 1) * 48).collect();
+                    ends.sort_unstable();
+                    ends.push(len);
+                    for threads in [1, 3] {
+                        let fill_m = |at: u64, b: &mut [u8]| {
+                            b.copy_from_slice(&m[at as usize..at as usize + b.len()]);
+                            Ok::<(), Error>(())
+                        };
+                        let fill_c = |at: u64, b: &mut [u8]| {
+                            b.copy_from_slice(&c[at as usize..at as usize + b.len()]);
+                            Ok::<(), Error>(())
+                        };
+                        let r = hash_cut(&key, &[1; 11], b"ad", &ends, threads, Op::Encrypt, &fill_m, None).unwrap();
+                        assert_eq!(key.tag_of(&[1; 11], r, 2, len, 16).as_slice(), &want[len..], "{ends:?}");
+                        let r = hash_cut(&key, &[1; 11], b"ad", &ends, threads, Op::Hash, &fill_c, None).unwrap();
+                        assert_eq!(key.tag_of(&[1; 11], r, 2, len, 16).as_slice(), &want[len..], "{ends:?}");
+                    }
+                }
             }
         }
     }
