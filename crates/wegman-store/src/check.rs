@@ -46,9 +46,13 @@ pub struct CheckOptions {
     pub manifest: PathBuf,
 }
 
-enum Outcome {
+/// What became of one listed file.
+pub enum Outcome {
+    /// Its tag verified.
     Ok,
+    /// It was read, and its tag did not verify.
     Mismatch,
+    /// It could not be opened or read.
     Unreadable(io::Error),
 }
 
@@ -72,9 +76,14 @@ fn warn(args: &CheckOptions, sink: &mut dyn Sink, msg: std::fmt::Arguments<'_>) 
     }
 }
 
-fn parse(args: &CheckOptions, key: &AnyKey, mname: &str, sink: &mut dyn Sink) -> Result<Parsed, String> {
+fn parse(
+    args: &CheckOptions,
+    key: &AnyKey,
+    reader: Box<dyn Read>,
+    mname: &str,
+    sink: &mut dyn Sink,
+) -> Result<Parsed, String> {
     let label = key.alg().label();
-    let reader = input::open(&args.manifest).map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
     let mut p = Parsed { raw: Vec::new(), files: Vec::new(), seal: None, malformed: 0 };
     let mut reader = BufReader::new(reader);
     for no in 0.. {
@@ -154,101 +163,174 @@ impl CheckOptions {
 /// exit status (0 all verified, 1 a failure, 2 a malformed manifest).
 pub fn run_to(args: &CheckOptions, sink: &mut dyn Sink) -> Result<u8, String> {
     let key = keyfile::read_any(&args.key, args.alg)?;
-    let label = key.alg().label();
     let mname = args.manifest.display().to_string();
-    let Parsed { raw, files: lines, seal, malformed } = parse(args, &key, &mname, sink)?;
+    let reader = input::open(&args.manifest).map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
+    let mut plan = match prepare(args, &key, reader, &mname, sink)? {
+        Prepared::Done(status) => return Ok(status),
+        Prepared::Verify(plan) => plan,
+    };
+    let lines = std::mem::take(&mut plan.lines);
+    parallel::ordered(
+        &lines,
+        |_| Ok::<(), String>(()),
+        |l, ()| verify_listed(&key, l, args.allow_special),
+        |i, (), outcome| plan.record(args, sink, &lines[i], outcome),
+    )?;
+    plan.lines = lines;
+    Ok(plan.finish(args, sink))
+}
+
+/// A manifest read and its seal checked: either the run's end (its status;
+/// what was wrong is reported), or the file lines left to verify.
+pub enum Prepared {
+    /// Nothing is to be read: the exit status.
+    Done(u8),
+    /// The seal verified (or the manifest has none and that is allowed):
+    /// verify `lines`, [`Plan::record`] each outcome, then [`Plan::finish`].
+    Verify(Plan),
+}
+
+/// The file lines of a manifest whose seal verified, and the tally of
+/// their outcomes so far.
+pub struct Plan {
+    /// The file lines, in manifest order.
+    pub lines: Vec<Line>,
+    mname: String,
+    malformed: usize,
+    sealed: Option<bool>,
+    failed: usize,
+    unreadable: usize,
+    verified: usize,
+}
+
+/// Read the manifest from `reader` (named `mname` in messages) and check
+/// its seal under `key`. No listed file is opened here, and none may be
+/// opened unless this returns [`Prepared::Verify`].
+pub fn prepare(
+    args: &CheckOptions,
+    key: &AnyKey,
+    reader: Box<dyn Read>,
+    mname: &str,
+    sink: &mut dyn Sink,
+) -> Result<Prepared, String> {
+    let label = key.alg().label();
+    let Parsed { raw, files: lines, seal, malformed } = parse(args, key, reader, mname, sink)?;
     if lines.is_empty() && malformed == 0 && seal.is_none() {
         warn(args, sink, format_args!("{mname}: no properly formatted {label} lines found"));
-        return Ok(2);
+        return Ok(Prepared::Done(2));
     }
     let sealed = match &seal {
-        Some((no, s)) => Some(seal_verifies(&key, &raw[..*no], s)?),
+        Some((no, s)) => Some(seal_verifies(key, &raw[..*no], s)?),
         None => None,
     };
     // No listed file is opened before the seal verifies: an untrusted
     // manifest could name a FIFO or a device, or thousands of files.
     if sealed == Some(false) || (sealed.is_none() && !args.allow_unsealed) {
         report_malformed(args, sink, malformed);
-        report_seal(args, sink, &mname, sealed);
-        return Ok(if malformed > 0 { 2 } else { 1 });
+        report_seal(args, sink, mname, sealed);
+        return Ok(Prepared::Done(if malformed > 0 { 2 } else { 1 }));
+    }
+    Ok(Prepared::Verify(Plan {
+        lines,
+        mname: mname.to_string(),
+        malformed,
+        sealed,
+        failed: 0,
+        unreadable: 0,
+        verified: 0,
+    }))
+}
+
+/// Verify one listed file, opened by name (a regular file only, unless
+/// `allow_special`).
+pub fn verify_listed(key: &AnyKey, l: &Line, allow_special: bool) -> Outcome {
+    match input::open_listed(Path::new(&l.name), allow_special) {
+        Ok(file) => verify_read(key, l, file),
+        Err(e) => Outcome::Unreadable(e),
+    }
+}
+
+/// Verify one listed file read from `file`.
+pub fn verify_read(key: &AnyKey, l: &Line, file: Box<dyn Read>) -> Outcome {
+    let prefix = if l.version >= 2 { manifest::file_message_prefix(&l.name) } else { Vec::new() };
+    match input::mac_of(key, &l.nonce, &prefix, file, &NoProgress).map(|mac| mac.verify(&l.tag)) {
+        Ok(Ok(true)) => Outcome::Ok,
+        Ok(Ok(false)) => Outcome::Mismatch,
+        Ok(Err(e)) => Outcome::Unreadable(io::Error::other(e)),
+        Err(e) => Outcome::Unreadable(e),
+    }
+}
+
+impl Plan {
+    /// Report the outcome for `line` (call in manifest order).
+    pub fn record(
+        &mut self,
+        args: &CheckOptions,
+        sink: &mut dyn Sink,
+        line: &Line,
+        outcome: Outcome,
+    ) -> Result<(), String> {
+        let name = manifest::status_name(&line.name);
+        let text = match outcome {
+            Outcome::Ok => {
+                self.verified += 1;
+                (!args.quiet).then(|| format!("{name}: OK"))
+            }
+            Outcome::Mismatch => {
+                self.failed += 1;
+                Some(format!("{name}: FAILED"))
+            }
+            Outcome::Unreadable(e) if args.ignore_missing && e.kind() == io::ErrorKind::NotFound => None,
+            Outcome::Unreadable(e) => {
+                self.unreadable += 1;
+                warn(args, sink, format_args!("{name}: {}", input::describe(&e)));
+                Some(format!("{name}: FAILED open or read"))
+            }
+        };
+        if let (Some(t), false) = (text, args.status) {
+            sink.line(&t)?;
+        }
+        Ok(())
     }
 
-    let (mut failed, mut unreadable, mut verified) = (0usize, 0usize, 0usize);
-    parallel::ordered(
-        &lines,
-        |_| Ok::<(), String>(()),
-        |l, ()| {
-            let prefix = if l.version >= 2 { manifest::file_message_prefix(&l.name) } else { Vec::new() };
-            let file = input::open_listed(Path::new(&l.name), args.allow_special);
-            let mac = file.and_then(|f| input::mac_of(&key, &l.nonce, &prefix, f, &NoProgress));
-            match mac {
-                Ok(mac) => match mac.verify(&l.tag) {
-                    Ok(true) => Outcome::Ok,
-                    Ok(false) => Outcome::Mismatch,
-                    Err(e) => Outcome::Unreadable(io::Error::other(e)),
-                },
-                Err(e) => Outcome::Unreadable(e),
-            }
-        },
-        |i, (), outcome| {
-            let name = manifest::status_name(&lines[i].name);
-            let text = match outcome {
-                Outcome::Ok => {
-                    verified += 1;
-                    (!args.quiet).then(|| format!("{name}: OK"))
-                }
-                Outcome::Mismatch => {
-                    failed += 1;
-                    Some(format!("{name}: FAILED"))
-                }
-                Outcome::Unreadable(e) if args.ignore_missing && e.kind() == io::ErrorKind::NotFound => None,
-                Outcome::Unreadable(e) => {
-                    unreadable += 1;
-                    warn(args, sink, format_args!("{name}: {}", input::describe(&e)));
-                    Some(format!("{name}: FAILED open or read"))
-                }
-            };
-            if let (Some(t), false) = (text, args.status) {
-                sink.line(&t)?;
-            }
-            Ok::<(), String>(())
-        },
-    )?;
-
-    let v1 = lines.iter().filter(|l| l.version == 1).count();
-    report_malformed(args, sink, malformed);
-    if v1 > 0 {
-        warn(
-            args,
-            sink,
-            format_args!(
-                "WARNING: {v1} line{} in the old format (version 1): its tag covers the file's content but not its \
-             name",
-                plural(v1, " is", "s are")
-            ),
-        );
+    /// The summary warnings; the exit status.
+    pub fn finish(self, args: &CheckOptions, sink: &mut dyn Sink) -> u8 {
+        let Plan { lines, mname, malformed, sealed, failed, unreadable, verified } = self;
+        let v1 = lines.iter().filter(|l| l.version == 1).count();
+        report_malformed(args, sink, malformed);
+        if v1 > 0 {
+            warn(
+                args,
+                sink,
+                format_args!(
+                    "WARNING: {v1} line{} in the old format (version 1): its tag covers the file's content but not \
+                     its name",
+                    plural(v1, " is", "s are")
+                ),
+            );
+        }
+        if unreadable > 0 {
+            warn(
+                args,
+                sink,
+                format_args!("WARNING: {unreadable} listed file{} could not be read", plural(unreadable, "", "s")),
+            );
+        }
+        if failed > 0 {
+            warn(args, sink, format_args!("WARNING: {failed} computed tag{} did NOT match", plural(failed, "", "s")));
+        }
+        let seal_failed = report_seal(args, sink, &mname, sealed);
+        if verified + failed + unreadable == 0 && malformed == 0 {
+            warn(args, sink, format_args!("{mname}: no file was verified"));
+        }
+        if malformed > 0 {
+            2
+        } else if failed > 0 || unreadable > 0 || verified == 0 || seal_failed {
+            1
+        } else {
+            0
+        }
     }
-    if unreadable > 0 {
-        warn(
-            args,
-            sink,
-            format_args!("WARNING: {unreadable} listed file{} could not be read", plural(unreadable, "", "s")),
-        );
-    }
-    if failed > 0 {
-        warn(args, sink, format_args!("WARNING: {failed} computed tag{} did NOT match", plural(failed, "", "s")));
-    }
-    let seal_failed = report_seal(args, sink, &mname, sealed);
-    if verified + failed + unreadable == 0 && malformed == 0 {
-        warn(args, sink, format_args!("{mname}: no file was verified"));
-    }
-    Ok(if malformed > 0 {
-        2
-    } else if failed > 0 || unreadable > 0 || verified == 0 || seal_failed {
-        1
-    } else {
-        0
-    })
 }
 
 fn report_malformed(args: &CheckOptions, sink: &mut dyn Sink, malformed: usize) {

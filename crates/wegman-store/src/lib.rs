@@ -8,6 +8,8 @@
 //! * [`cwc`] — CWC-AES keys in key files and their nonces from the store.
 //! * [`incremental`] — the sealed states `tag --keep-state` keeps and
 //!   [`patch`] re-tags an edit from.
+//! * [`leased`] — tagging with a lease of nonces, on a worker of a
+//!   distributed run (the Python package's `wegman.distributed`).
 //! * [`algs`] — every algorithm name these files use; [`hex`] their hex.
 //!
 //! The core crate `wegman` does the cryptography and no file I/O. The
@@ -26,6 +28,8 @@ pub mod hex;
 pub mod incremental;
 pub mod input;
 pub mod keyfile;
+#[cfg(not(any(wegman_nonce_legacy, wegman_broken_nonce_store)))]
+pub mod leased;
 pub mod manifest;
 #[cfg(not(any(wegman_nonce_legacy, wegman_broken_nonce_store)))]
 pub mod nonce;
