@@ -5,10 +5,12 @@
 //!
 //! Files: `buf.rs` (bytes-like inputs, GIL release), `errors.rs`
 //! (exceptions), `poly.rs`, `mmh.rs`, `cwc.rs` (the three submodules),
-//! `store.rs` (key files, nonce stores, manifests).
+//! `store.rs` (key files, nonce stores, manifests), `distributed.rs` (the
+//! compiled half of `wegman.distributed`).
 
 mod buf;
 mod cwc;
+mod distributed;
 mod errors;
 mod mmh;
 mod poly;
@@ -28,5 +30,6 @@ fn _wegman(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_submodule(&mmh::module(py)?)?;
     m.add_submodule(&cwc::module(py)?)?;
     store::register(m)?;
+    distributed::register(m)?;
     Ok(())
 }

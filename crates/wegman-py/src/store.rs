@@ -30,9 +30,9 @@ fn store_err(e: impl ToString) -> PyErr {
 
 /// What `tag` and `check` report, collected for Python.
 #[derive(Default)]
-struct Collected {
-    lines: Vec<String>,
-    warnings: Vec<String>,
+pub(crate) struct Collected {
+    pub(crate) lines: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Sink for Collected {
@@ -326,6 +326,53 @@ impl NonceStore {
         Ok(out.lines)
     }
 
+    /// reserve(count) -> bytes
+    ///
+    /// A lease: `count` nonces of this key reserved on disk, durably, for
+    /// another process to use with no access to the store (a worker of
+    /// `wegman.distributed`). No other lease and no nonce this or any store
+    /// hands out overlaps it. Its bytes are public (no secret in them) and
+    /// authenticated under the key, so the user can check it is this key's
+    /// and unedited. **Use a lease once**: its nonces are reserved once.
+    ///
+    /// >>> import os, tempfile, wegman
+    /// >>> key = os.path.join(tempfile.mkdtemp(), "key")
+    /// >>> wegman.keygen(key)
+    /// >>> with wegman.NonceStore(key) as s:
+    /// ...     lease = s.reserve(100)
+    /// >>> lease.splitlines()[0]
+    /// b'wegman-nonce-lease v1'
+    fn reserve<'py>(&self, py: Python<'py>, count: u64) -> PyResult<Bound<'py, PyBytes>> {
+        if count == 0 {
+            return Err(PyValueError::new_err("count: a lease holds at least one nonce"));
+        }
+        self.kind(py, Keyed::mac)?;
+        let lease = self.with_open(py, |o| o.store.reserve(count))?.map_err(store_err)?;
+        Ok(PyBytes::new(py, &lease.to_bytes()))
+    }
+
+    /// seal_lines(lines) -> str
+    ///
+    /// The seal line that ends a manifest of these file lines (each
+    /// without its newline, in order), under the next nonce of this store:
+    /// the lines plus this one are the manifest `wegman check` accepts.
+    /// ValueError for a line that is not a file line of this key's
+    /// algorithm.
+    ///
+    /// >>> import os, tempfile, wegman
+    /// >>> d = tempfile.mkdtemp(); key = os.path.join(d, "key")
+    /// >>> wegman.keygen(key)
+    /// >>> with wegman.NonceStore(key) as s:
+    /// ...     lines = s.tag_file(key)
+    /// ...     seal = s.seal_lines(lines[:1])
+    /// >>> seal.startswith("POLY1305-AES/2 MANIFEST lines=1 ")
+    /// True
+    fn seal_lines(&self, py: Python<'_>, lines: Vec<String>) -> PyResult<String> {
+        self.kind(py, Keyed::mac)?;
+        self.with_open(py, |o| wegman_store::leased::seal_line(o.key.mac()?, &mut o.store, &lines))?
+            .map_err(PyValueError::new_err)
+    }
+
     /// tag_file(path) -> list[str]
     ///
     /// `tag_files([path])`: the file's manifest line and the seal line.
@@ -487,6 +534,12 @@ pub struct ManifestCheck {
     lines: Vec<String>,
     /// Its warnings.
     warnings: Vec<String>,
+}
+
+impl ManifestCheck {
+    pub(crate) fn new(status: u8, lines: Vec<String>, warnings: Vec<String>) -> Self {
+        ManifestCheck { status, lines, warnings }
+    }
 }
 
 #[pymethods]

@@ -9,6 +9,12 @@ import wegman
 from wegman import cwc, mmh, poly1305aes
 
 MODULES = [wegman, poly1305aes, mmh, cwc]
+try:  # the `dask` extra
+    import wegman.distributed
+
+    MODULES.append(wegman.distributed)
+except ImportError:
+    pass
 
 
 def public() -> Iterator[Tuple[str, Any]]:

@@ -251,7 +251,7 @@ pub fn verify_listed(key: &AnyKey, l: &Line, allow_special: bool) -> Outcome {
 }
 
 /// Verify one listed file read from `file`.
-pub fn verify_read(key: &AnyKey, l: &Line, file: Box<dyn Read>) -> Outcome {
+pub fn verify_read(key: &AnyKey, l: &Line, file: impl Read) -> Outcome {
     let prefix = if l.version >= 2 { manifest::file_message_prefix(&l.name) } else { Vec::new() };
     match input::mac_of(key, &l.nonce, &prefix, file, &NoProgress).map(|mac| mac.verify(&l.tag)) {
         Ok(Ok(true)) => Outcome::Ok,

@@ -217,7 +217,7 @@ pub fn mac_of<'k>(
     key: &'k AnyKey,
     nonce: &[u8; 16],
     prefix: &[u8],
-    mut input: Box<dyn Read>,
+    mut input: impl Read,
     progress: &dyn Progress,
 ) -> io::Result<AnyMac<'k>> {
     let mut mac = key.start(nonce);

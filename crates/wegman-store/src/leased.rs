@@ -73,7 +73,7 @@ impl WorkerKey {
     }
 
     /// As [`WorkerKey::tag_path`], the contents read from `file`.
-    pub fn tag_read(&self, name: &str, nonce: &[u8; 16], file: Box<dyn Read>) -> io::Result<String> {
+    pub fn tag_read(&self, name: &str, nonce: &[u8; 16], file: impl Read) -> io::Result<String> {
         let prefix = manifest::file_message_prefix(name);
         let tag = input::mac_of(&self.key, nonce, &prefix, file, &NoProgress)?.finalize().map_err(io::Error::other)?;
         Ok(self.line(name, nonce, &tag))
