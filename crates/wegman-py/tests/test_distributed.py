@@ -191,7 +191,9 @@ def kill_run(
     audit.unlink(missing_ok=True)
     client.wait_for_workers(2)
     pids = list(client.run(os.getpid).values())
-    victim, after = rng.choice(pids), rng.randint(1, max(1, len(names) // 2))
+    # each audit line is "NONCE(32) PID 'NAME'\n": kill once `after` bytes of them were written
+    line = 32 + 1 + 7 + 1 + len(repr(names[0])) + 1
+    victim, after = rng.choice(pids), line * rng.randint(1, max(1, len(names) // 2))
     result: Dict[str, Any] = {}
 
     def go() -> None:
@@ -206,8 +208,11 @@ def kill_run(
     t.start()
     deadline = time.monotonic() + 60
     while t.is_alive() and time.monotonic() < deadline:
-        used = audit.read_bytes().count(b"\n") if audit.exists() else 0
-        if used >= after:
+        try:
+            written = os.stat(audit).st_size
+        except FileNotFoundError:
+            written = 0
+        if written >= after:
             os.kill(victim, signal.SIGKILL)
             break
         time.sleep(0.002)
@@ -247,3 +252,16 @@ def test_the_audit_catches_a_lease_in_the_tasks_arguments(client: Any, tmp_path:
         if len(used) != len(set(used)):
             return
     pytest.fail("five killed runs with the lease in the task's arguments reused no nonce")
+
+
+def test_tag_over_tls(tmp_path: pathlib.Path) -> None:
+    """docs/distributed.md's advice: the key travels only over TLS."""
+    key = tmp_path / "key"
+    wegman.keygen(str(key))
+    names = make_files(tmp_path, 10, seed=10, top=1 << 12)
+    with distributed.LocalCluster(
+        n_workers=1, processes=False, security=True, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster) as c:
+        assert cluster.scheduler_address.startswith("tls://")
+        manifest = wd.tag(c, key, names, batch_size=3)
+        assert wd.check(c, key, manifest).status == 0
