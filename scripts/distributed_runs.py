@@ -66,12 +66,13 @@ def kill(runs: int, count: int, control: bool) -> int:
         size = sum(os.path.getsize(n) for n in names)
         print(f"{cpu()}; {count} files, {size / 2**20:.0f} MiB, made in {time.monotonic() - t:.1f} s", flush=True)
         rng = random.Random(int.from_bytes(os.urandom(8), "little"))
-        everything, reused, ok, failed_check, raised = [], 0, 0, 0, 0
+        everything, reused, ok, failed_check, raised, mid = [], 0, 0, 0, 0, 0
         with cluster() as c, distributed.Client(c) as client:
             for run in range(runs):
                 t = time.monotonic()
-                manifest, used = kill_run(client, key, names, d / "audit", rng, lease_in_task=control)
+                manifest, used = kill_run(client, key, names, d / "audit", rng, lease_in_task=control, batch_size=64)
                 twice = len(used) - len(set(used))
+                mid += len(used) > count
                 reused += twice
                 everything += used
                 verdict = "no manifest"
@@ -93,6 +94,7 @@ def kill(runs: int, count: int, control: bool) -> int:
         print(
             f"{runs} runs{' (control: lease in the task arguments)' if control else ''}: "
             f"{ok} manifests passed check, {failed_check} failed it, {raised} runs raised; "
+            f"{mid} runs had a batch killed after it used nonces (so run again); "
             f"nonces used twice within a run: {reused}; across all runs and seals: {across}"
         )
         if control:

@@ -184,10 +184,17 @@ def test_cli_python_and_distributed_taking_turns_never_repeat_a_nonce(
 
 
 def kill_run(
-    client: Any, key: pathlib.Path, names: List[str], audit: pathlib.Path, rng: random.Random, lease_in_task: bool
+    client: Any,
+    key: pathlib.Path,
+    names: List[str],
+    audit: pathlib.Path,
+    rng: random.Random,
+    lease_in_task: bool,
+    batch_size: int = 16,
 ) -> Tuple[Optional[str], List[str]]:
-    """One distributed tag with one worker SIGKILLed after a random number
-    of nonces were used; returns (manifest or None, the audit's nonces)."""
+    """One distributed tag with a worker SIGKILLed after a random number of
+    nonces were used (the one that used the last); returns (manifest or
+    None, the audit's nonces)."""
     audit.unlink(missing_ok=True)
     client.wait_for_workers(2)
     pids = list(client.run(os.getpid).values())
@@ -199,7 +206,7 @@ def kill_run(
     def go() -> None:
         try:
             result["manifest"] = wd.tag(
-                client, key, names, batch_size=16, _audit=str(audit), _lease_in_task=lease_in_task
+                client, key, names, batch_size=batch_size, _audit=str(audit), _lease_in_task=lease_in_task
             )
         except wd.DistributedError as e:
             result["error"] = e
@@ -213,7 +220,13 @@ def kill_run(
         except FileNotFoundError:
             written = 0
         if written >= after:
-            os.kill(victim, signal.SIGKILL)
+            # the worker that noted the last nonce is likely in the middle
+            # of its batch: kill that one
+            with open(audit, "rb") as f:
+                f.seek(max(0, written - 4 * line))
+                last = f.read().rsplit(b"\n", 2)
+            pid = int(last[-2].split()[1]) if len(last) >= 2 and last[-2].count(b" ") >= 2 else 0
+            os.kill(pid if pid in pids else victim, signal.SIGKILL)
             break
         time.sleep(0.002)
     t.join()
@@ -265,3 +278,16 @@ def test_tag_over_tls(tmp_path: pathlib.Path) -> None:
         assert cluster.scheduler_address.startswith("tls://")
         manifest = wd.tag(c, key, names, batch_size=3)
         assert wd.check(c, key, manifest).status == 0
+
+
+def test_key_on_workers_keeps_the_key_off_the_network(client: Any, tmp_path: pathlib.Path) -> None:
+    key = tmp_path / "key"
+    wegman.keygen(str(key))
+    names = make_files(tmp_path, 12, seed=12, top=1 << 12)
+    manifest = wd.tag(client, key, names, batch_size=5, key_on_workers=key)
+    assert wd.check(client, key, manifest, key_on_workers=key).status == 0
+    # workers given another key's file: every batch fails, and no manifest
+    other = tmp_path / "other"
+    wegman.keygen(str(other))
+    with pytest.raises(wd.DistributedError, match="failed 1 times"):
+        wd.tag(client, key, names, batch_size=5, key_on_workers=other, retries=0)
