@@ -30,7 +30,7 @@ import distributed  # noqa: E402
 
 import wegman  # noqa: E402
 import wegman.distributed as wd  # noqa: E402
-from test_distributed import kill_run, make_files  # noqa: E402
+from test_distributed import Workers, kill_run, make_files  # noqa: E402
 from test_nonce_store import nonces_of  # noqa: E402
 
 CLI = os.environ.get("WEGMAN_CLI", str(REPO / "target" / "release" / "wegman"))
@@ -67,10 +67,11 @@ def kill(runs: int, count: int, control: bool) -> int:
         print(f"{cpu()}; {count} files, {size / 2**20:.0f} MiB, made in {time.monotonic() - t:.1f} s", flush=True)
         rng = random.Random(int.from_bytes(os.urandom(8), "little"))
         everything, reused, ok, failed_check, raised, mid = [], 0, 0, 0, 0, 0
-        with cluster() as c, distributed.Client(c) as client:
+        workers = Workers()
+        try:
             for run in range(runs):
                 t = time.monotonic()
-                manifest, used = kill_run(client, key, names, d / "audit", rng, lease_in_task=control, batch_size=64)
+                manifest, used = kill_run(workers, key, names, d / "audit", rng, lease_in_task=control, batch_size=64)
                 twice = len(used) - len(set(used))
                 mid += len(used) > count
                 reused += twice
@@ -90,6 +91,8 @@ def kill(runs: int, count: int, control: bool) -> int:
                     f"{time.monotonic() - t:.1f} s",
                     flush=True,
                 )
+        finally:
+            workers.close()
         across = len(everything) - len(set(everything))
         print(
             f"{runs} runs{' (control: lease in the task arguments)' if control else ''}: "

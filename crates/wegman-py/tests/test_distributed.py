@@ -25,12 +25,47 @@ import wegman.distributed as wd  # noqa: E402
 from test_nonce_store import cli, nonces_of  # noqa: E402
 
 
+class Workers:
+    """A LocalCluster of two worker processes that a test may kill, and its
+    client. `ready()` waits for both workers; a nanny that fails to restart
+    its worker (Dask's, now and then: "IOLoop is closed") gets the whole
+    cluster replaced rather than a test that waits forever."""
+
+    def __init__(self) -> None:
+        self.cluster: Any = None
+        self.client: Any = None
+        self._start()
+
+    def _start(self) -> None:
+        self.cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        )
+        self.client = distributed.Client(self.cluster)
+
+    def ready(self) -> Any:
+        try:
+            self.client.wait_for_workers(2, timeout=30)
+        except TimeoutError:
+            self.close()
+            self._start()
+            self.client.wait_for_workers(2, timeout=60)
+        return self.client
+
+    def close(self) -> None:
+        self.client.close()
+        self.cluster.close()
+
+
 @pytest.fixture(scope="module")
-def client() -> Iterator[Any]:
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-    ) as cluster, distributed.Client(cluster) as c:
-        yield c
+def workers() -> Iterator[Workers]:
+    w = Workers()
+    yield w
+    w.close()
+
+
+@pytest.fixture
+def client(workers: Workers) -> Any:
+    return workers.ready()
 
 
 def make_files(d: pathlib.Path, count: int, seed: int, top: int = 1 << 20) -> List[str]:
@@ -184,7 +219,7 @@ def test_cli_python_and_distributed_taking_turns_never_repeat_a_nonce(
 
 
 def kill_run(
-    client: Any,
+    workers: Workers,
     key: pathlib.Path,
     names: List[str],
     audit: pathlib.Path,
@@ -196,7 +231,7 @@ def kill_run(
     nonces were used (the one that used the last); returns (manifest or
     None, the audit's nonces)."""
     audit.unlink(missing_ok=True)
-    client.wait_for_workers(2)
+    client = workers.ready()
     pids = list(client.run(os.getpid).values())
     # each audit line is "NONCE(32) PID 'NAME'\n": kill once `after` bytes of them were written
     line = 32 + 1 + 7 + 1 + len(repr(names[0])) + 1
@@ -234,14 +269,14 @@ def kill_run(
     return result.get("manifest"), used_nonces
 
 
-def test_a_worker_killed_mid_run_reuses_no_nonce(client: Any, tmp_path: pathlib.Path) -> None:
+def test_a_worker_killed_mid_run_reuses_no_nonce(workers: Workers, tmp_path: pathlib.Path) -> None:
     key = tmp_path / "key"
     wegman.keygen(str(key))
     names = make_files(tmp_path, 400, seed=6, top=1 << 17)
     rng = random.Random(7)
     everything: List[str] = []
     for run in range(2):
-        manifest, used = kill_run(client, key, names, tmp_path / "audit", rng, lease_in_task=False)
+        manifest, used = kill_run(workers, key, names, tmp_path / "audit", rng, lease_in_task=False)
         assert len(used) == len(set(used)), "a nonce was used twice"
         everything += used
         assert manifest is not None  # Dask runs the killed worker's tasks again
@@ -253,7 +288,7 @@ def test_a_worker_killed_mid_run_reuses_no_nonce(client: Any, tmp_path: pathlib.
     assert len(everything) == len(set(everything))
 
 
-def test_the_audit_catches_a_lease_in_the_tasks_arguments(client: Any, tmp_path: pathlib.Path) -> None:
+def test_the_audit_catches_a_lease_in_the_tasks_arguments(workers: Workers, tmp_path: pathlib.Path) -> None:
     """The negative control: with the lease in the task's arguments, a task
     that Dask runs again after its worker was killed uses the lease again."""
     key = tmp_path / "key"
@@ -261,7 +296,7 @@ def test_the_audit_catches_a_lease_in_the_tasks_arguments(client: Any, tmp_path:
     names = make_files(tmp_path, 400, seed=8, top=1 << 17)
     rng = random.Random(9)
     for attempt in range(5):
-        _, used = kill_run(client, key, names, tmp_path / "audit", rng, lease_in_task=True)
+        _, used = kill_run(workers, key, names, tmp_path / "audit", rng, lease_in_task=True)
         if len(used) != len(set(used)):
             return
     pytest.fail("five killed runs with the lease in the task's arguments reused no nonce")
