@@ -20,8 +20,9 @@ use wegman::cwc::TAG_BYTES;
 use crate::cwc::{lengths_ok, wegman_cwc_decrypt, wegman_cwc_encrypt};
 use crate::ffi::{FAIL, OK, guard, message, message_mut, overlap, write_len};
 
-/// Messages shorter than this go to the one-thread functions.
-const THREADS_MIN_BYTES: usize = 8 << 20;
+/// Messages shorter than this go to the one-thread functions (the core
+/// starts no thread below it).
+const THREADS_MIN_BYTES: usize = wegman::parallel::MIN_PARALLEL_BYTES;
 
 /// An address several threads of one call read from or write to, each at
 /// offsets of its own (`Sync`, unlike a bare pointer).

@@ -46,7 +46,7 @@ unsafe fn mac_raw(
         let inputs = unsafe { (array::<KEY_BYTES>(key), array::<NONCE_BYTES>(nonce), message(m, len)) };
         let tag = match (inputs, NonZeroUsize::new(threads)) {
             // Fails only for a message that needs more than 16 tree levels.
-            ((Some(key), Some(nonce), Some(m)), Some(threads)) => tag_of(alg, key, nonce, m, threads).ok(),
+            ((Some(key), Some(nonce), Some(m)), Some(threads)) => mmh::mac_parallel(alg, key, nonce, m, threads).ok(),
             _ => None,
         };
         let mut bytes = [0u8; MAX_TAG_BYTES];
@@ -59,21 +59,6 @@ unsafe fn mac_raw(
         let written = unsafe { write(out, &bytes[..n]) };
         if written && tag.is_some() { OK } else { FAIL }
     })
-}
-
-/// The tag on one thread, or on up to `threads` from 8 MiB.
-fn tag_of(
-    alg: Alg,
-    key: &[u8; 32],
-    nonce: &[u8; 16],
-    m: &[u8],
-    threads: NonZeroUsize,
-) -> Result<mmh::Tag, wegman::Error> {
-    if threads.get() == 1 || m.len() < 8 << 20 {
-        mmh::mac(alg, key, nonce, m)
-    } else {
-        mmh::MacKey::new(alg, key).mac_parallel(nonce, m, threads)
-    }
 }
 
 /// 0 if `tag` (`alg.tag_bytes()` bytes) is the tag of `m[0..len]`, else -1.
@@ -103,7 +88,7 @@ unsafe fn verify_raw(
         // which builds its Result with a conditional jump on the comparison
         // (seen by tests/ctgrind.rs): computed this way the verdict reaches
         // the caller without a branch on it, as in wegman_poly1305aes_verify.
-        let Ok(mine) = tag_of(alg, key, nonce, m, threads) else { return FAIL };
+        let Ok(mine) = mmh::mac_parallel(alg, key, nonce, m, threads) else { return FAIL };
         if ct::eq(mine.as_bytes(), tag) { OK } else { FAIL }
     })
 }

@@ -263,8 +263,8 @@ pub(crate) fn open<'py>(
 }
 
 /// Inputs this long or longer go to the threaded calls when `threads` > 1
-/// (the core starts a thread for each 4 MiB at most, none below 8 MiB).
-const THREADS_MIN_BYTES: usize = 8 << 20;
+/// (the core starts no thread below it).
+const THREADS_MIN_BYTES: usize = wegman::parallel::MIN_PARALLEL_BYTES;
 
 /// CWC-ENC of `p` on up to `threads` threads: `ciphertext || tag`.
 fn seal_threads<'py>(

@@ -54,14 +54,7 @@ fn mac<'py>(
     let (alg, k, n) = args(alg, &k, &n)?;
     let d = Bytes::new(data, "data")?;
     let m = d.as_slice();
-    let tag = maybe_detach(py, m.len(), || {
-        if threads.get() > 1 && m.len() >= 8 << 20 {
-            core::MacKey::new(alg, k).mac_parallel(n, m, threads)
-        } else {
-            core::mac(alg, k, n, m)
-        }
-    })
-    .map_err(to_py)?;
+    let tag = maybe_detach(py, m.len(), || core::mac_parallel(alg, k, n, m, threads)).map_err(to_py)?;
     Ok(PyBytes::new(py, tag.as_bytes()))
 }
 
@@ -92,14 +85,7 @@ fn verify(
     let t = t.as_slice();
     let d = Bytes::new(data, "data")?;
     let m = d.as_slice();
-    maybe_detach(py, m.len(), || {
-        if threads.get() > 1 && m.len() >= 8 << 20 {
-            core::MacKey::new(alg, k).verify_parallel(t, n, m, threads)
-        } else {
-            core::verify(alg, k, t, n, m)
-        }
-    })
-    .map_err(to_py)
+    maybe_detach(py, m.len(), || core::verify_parallel(alg, k, t, n, m, threads)).map_err(to_py)
 }
 
 /// MacKey(alg, key)

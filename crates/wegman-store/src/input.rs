@@ -63,7 +63,7 @@ pub fn mac<'k>(
 /// Regular files this long or longer are read by several threads at once
 /// under a Poly1305-AES key (the library starts a thread for each 4 MiB at
 /// most, and none below 8 MiB: docs/parallel.md).
-pub const PARALLEL_MIN_BYTES: u64 = 8 << 20;
+pub const PARALLEL_MIN_BYTES: u64 = wegman::parallel::MIN_PARALLEL_BYTES as u64;
 
 /// One thread per core (the default thread count of the commands).
 pub fn all_cores() -> NonZeroUsize {

@@ -29,3 +29,29 @@ fn the_one_thread_tag_for_every_algorithm() {
         }
     }
 }
+
+/// The free functions give `mmh::mac`'s tag on both sides of the length at
+/// which threads start, and verify it (a changed byte fails).
+#[test]
+fn the_free_functions_around_the_threshold() {
+    let key = [0x5au8; 32];
+    let nonce = [7u8; 16];
+    let edge = wegman::parallel::MIN_PARALLEL_BYTES;
+    let message: Vec<u8> = (0..edge + 300).map(|i| (i * 31 % 251) as u8).collect();
+    for alg in [Alg::Mmh32, Alg::Mmh64x2] {
+        for len in [edge - 1, edge, edge + 300] {
+            let m = &message[..len];
+            let want = wegman::mmh::mac(alg, &key, &nonce, m).unwrap();
+            for threads in [1, 3] {
+                let threads = NonZeroUsize::new(threads).unwrap();
+                let got = wegman::mmh::mac_parallel(alg, &key, &nonce, m, threads).unwrap();
+                assert_eq!(got.as_bytes(), want.as_bytes(), "{alg:?} {len} {threads}");
+                assert!(wegman::mmh::verify_parallel(alg, &key, want.as_bytes(), &nonce, m, threads).is_ok());
+                let mut bad = m.to_vec();
+                bad[len / 2] ^= 1;
+                let refused = wegman::mmh::verify_parallel(alg, &key, want.as_bytes(), &nonce, &bad, threads);
+                assert_eq!(refused, Err(Error::TagMismatch));
+            }
+        }
+    }
+}

@@ -29,12 +29,10 @@ use super::cipher::{Ctr, counter_block};
 use super::hash::{absorb_padded, finish};
 use super::key::{CwcKey, Tag, check_len, check_tag_len, tag_eq};
 use crate::error::Error;
-use crate::parallel::{Fill, Sink, each_run, run_start};
+use crate::parallel::{Fill, Sink, each_run, run_start, thread_count};
 
 /// The runs the threads take turns at (a multiple of 16 and of 48).
 pub(crate) const RUN_BYTES: usize = 192 << 10;
-/// As for Poly1305-AES: a thread for each 4 MiB at most, none below 8 MiB.
-pub(crate) const MIN_BYTES_PER_THREAD: usize = 4 << 20;
 
 /// What a run does between reading its bytes and handing them on.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -48,13 +46,7 @@ enum Op {
 }
 
 fn run_ends(len: usize) -> Vec<usize> {
-    let mut ends: Vec<usize> = (1..len.div_ceil(RUN_BYTES)).map(|i| i * RUN_BYTES).collect();
-    ends.push(len);
-    ends
-}
-
-fn thread_count(len: usize, threads: NonZeroUsize) -> usize {
-    threads.get().min((len / MIN_BYTES_PER_THREAD).max(1))
+    crate::parallel::run_ends(len, RUN_BYTES)
 }
 
 /// Kh^n mod 2^127 − 1, canonical, by square-and-multiply over the bits of

@@ -90,4 +90,5 @@ pub(crate) fn backend_names(features: crate::cpu::Features) -> (&'static str, &'
     (of(Alg::Mmh32), of(Alg::Mmh64))
 }
 pub use mac::{Mmh, Tag, mac, verify};
+pub use parallel::{mac_parallel, verify_parallel};
 pub use traits::{Mmh32Mac, Mmh32x2Mac, Mmh32x3Mac, Mmh32x4Mac, Mmh64Mac, Mmh64x2Mac, Nmh32Mac};

@@ -12,22 +12,51 @@ use std::num::NonZeroUsize;
 
 use zeroize::Zeroize;
 
-use super::alg::NONCE_BYTES;
+use super::alg::{Alg, KEY_BYTES, NONCE_BYTES};
 use super::key::MacKey;
 use super::mac::{Tag, check, seal};
 use super::tree::Tree;
 use crate::error::Error;
-use crate::parallel::{Fill, each_run};
+use crate::parallel::{Fill, MIN_PARALLEL_BYTES, each_run, thread_count};
 
 /// The runs the threads take turns at (a whole number of 128- and 256-byte blocks).
 const RUN_BYTES: usize = 256 << 10;
 /// Runs hashed before their outputs go up the tree.
 const WINDOW_RUNS: usize = 64;
-/// As for Poly1305-AES: a thread for each 4 MiB at most, none below 8 MiB.
-const MIN_BYTES_PER_THREAD: usize = 4 << 20;
 
-fn thread_count(len: usize, threads: NonZeroUsize) -> usize {
-    threads.get().min((len / MIN_BYTES_PER_THREAD).max(1))
+/// [`super::mac`] on up to `threads` threads: the same tag. A key is
+/// expanded for the threads only for a message of
+/// [`crate::parallel::MIN_PARALLEL_BYTES`] or more; a shorter one, or
+/// `threads` = 1, takes the one-thread call.
+pub fn mac_parallel(
+    alg: Alg,
+    key: &[u8; KEY_BYTES],
+    nonce: &[u8; NONCE_BYTES],
+    message: &[u8],
+    threads: NonZeroUsize,
+) -> Result<Tag, Error> {
+    if threads.get() == 1 || message.len() < MIN_PARALLEL_BYTES {
+        super::mac(alg, key, nonce, message)
+    } else {
+        MacKey::new(alg, key).mac_parallel(nonce, message, threads)
+    }
+}
+
+/// [`super::verify`] on up to `threads` threads, as [`mac_parallel`].
+#[must_use = "a failed verification must be acted upon"]
+pub fn verify_parallel(
+    alg: Alg,
+    key: &[u8; KEY_BYTES],
+    tag: &[u8],
+    nonce: &[u8; NONCE_BYTES],
+    message: &[u8],
+    threads: NonZeroUsize,
+) -> Result<(), Error> {
+    if threads.get() == 1 || message.len() < MIN_PARALLEL_BYTES {
+        super::verify(alg, key, tag, nonce, message)
+    } else {
+        MacKey::new(alg, key).verify_parallel(tag, nonce, message, threads)
+    }
 }
 
 impl MacKey {

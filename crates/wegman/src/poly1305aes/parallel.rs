@@ -21,13 +21,8 @@ use super::backend::{Precomputed, State};
 use super::field::{add44, from_h64, mul44, pow44, r44, to_h64};
 use super::poly1305::absorb_last;
 pub use crate::parallel::Fill;
-use crate::parallel::{each_run, run_start};
+use crate::parallel::{each_run, run_start, thread_count};
 
-/// A thread is started only for at least this many bytes of message:
-/// below it, waiting for a thread to start costs more than it saves. A
-/// thread's start and join cost 30–60 µs on Zen 3 under KVM, and at times
-/// one tick of the host's scheduler, 4 ms (docs/parallel.md).
-pub(crate) const MIN_BYTES_PER_THREAD: usize = 4 << 20;
 /// The runs the threads take turns at: small enough that a thread which
 /// starts late, or runs on a slower core, leaves little for the others to
 /// wait for (a run is 25–75 µs of work), and that a run read into a buffer
@@ -39,16 +34,14 @@ pub(crate) const RUN_BYTES: usize = 256 << 10;
 /// Where the runs of a `len`-byte message end: every `RUN_BYTES` and at
 /// `len`.
 pub(crate) fn run_ends(len: usize) -> Vec<usize> {
-    let mut ends: Vec<usize> = (1..len.div_ceil(RUN_BYTES)).map(|i| i * RUN_BYTES).collect();
-    ends.push(len);
-    ends
+    crate::parallel::run_ends(len, RUN_BYTES)
 }
 
 /// How a `len`-byte message is shared by at most `threads` threads: where
 /// its runs end (multiples of `RUN_BYTES` but the last, which is `len`) and
 /// how many threads take them.
 pub(crate) fn plan(len: usize, threads: NonZeroUsize) -> (Vec<usize>, usize) {
-    let threads = threads.get().min((len / MIN_BYTES_PER_THREAD).max(1));
+    let threads = thread_count(len, threads);
     if threads == 1 {
         return (vec![len], 1);
     }
@@ -171,6 +164,7 @@ fn combine(r: &[u8; 16], hs: &[[u64; 3]], blocks: &[u64]) -> [u64; 3] {
 mod tests {
     use super::*;
     use crate::cpu::Features;
+    use crate::parallel::MIN_BYTES_PER_THREAD;
     use rand::{RngCore, SeedableRng};
     use wegman_ref::poly1305aes as reference;
 
