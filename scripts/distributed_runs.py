@@ -71,12 +71,14 @@ def kill(runs: int, count: int, control: bool) -> int:
         try:
             for run in range(runs):
                 t = time.monotonic()
-                manifest, used = kill_run(workers, key, names, d / "audit", rng, lease_in_task=control, batch_size=64)
+                manifest, used, error = kill_run(
+                    workers, key, names, d / "audit", rng, lease_in_task=control, batch_size=64
+                )
                 twice = len(used) - len(set(used))
                 mid += len(used) > count
                 reused += twice
                 everything += used
-                verdict = "no manifest"
+                verdict = f"no manifest: {error}"
                 if manifest is None:
                     raised += 1
                 else:

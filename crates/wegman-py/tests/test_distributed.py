@@ -226,10 +226,10 @@ def kill_run(
     rng: random.Random,
     lease_in_task: bool,
     batch_size: int = 16,
-) -> Tuple[Optional[str], List[str]]:
+) -> Tuple[Optional[str], List[str], Optional[str]]:
     """One distributed tag with a worker SIGKILLed after a random number of
     nonces were used (the one that used the last); returns (manifest or
-    None, the audit's nonces)."""
+    None, the audit's nonces, the error raised or None)."""
     audit.unlink(missing_ok=True)
     client = workers.ready()
     pids = list(client.run(os.getpid).values())
@@ -266,7 +266,8 @@ def kill_run(
         time.sleep(0.002)
     t.join()
     used_nonces = [line.split()[0] for line in audit.read_text().splitlines()] if audit.exists() else []
-    return result.get("manifest"), used_nonces
+    error = result.get("error")
+    return result.get("manifest"), used_nonces, None if error is None else str(error)
 
 
 def test_a_worker_killed_mid_run_reuses_no_nonce(workers: Workers, tmp_path: pathlib.Path) -> None:
@@ -276,10 +277,10 @@ def test_a_worker_killed_mid_run_reuses_no_nonce(workers: Workers, tmp_path: pat
     rng = random.Random(7)
     everything: List[str] = []
     for run in range(2):
-        manifest, used = kill_run(workers, key, names, tmp_path / "audit", rng, lease_in_task=False)
+        manifest, used, error = kill_run(workers, key, names, tmp_path / "audit", rng, lease_in_task=False)
         assert len(used) == len(set(used)), "a nonce was used twice"
         everything += used
-        assert manifest is not None  # Dask runs the killed worker's tasks again
+        assert manifest is not None, error  # Dask runs the killed worker's tasks again
         lines = manifest.splitlines()
         assert len(lines) == len(names) + 1
         status, _, err = wegman_check(key, manifest, tmp_path)
@@ -296,7 +297,7 @@ def test_the_audit_catches_a_lease_in_the_tasks_arguments(workers: Workers, tmp_
     names = make_files(tmp_path, 400, seed=8, top=1 << 17)
     rng = random.Random(9)
     for attempt in range(5):
-        _, used = kill_run(workers, key, names, tmp_path / "audit", rng, lease_in_task=True)
+        _, used, _ = kill_run(workers, key, names, tmp_path / "audit", rng, lease_in_task=True)
         if len(used) != len(set(used)):
             return
     pytest.fail("five killed runs with the lease in the task's arguments reused no nonce")
