@@ -13,7 +13,7 @@
 use std::io::{self, Read};
 use std::path::Path;
 
-use crate::algs::{AnyKey, AnyMac, MacAlg};
+use crate::algs::{AnyKey, MacAlg};
 use crate::nonce::{KeyBinding, Lease, NonceStore};
 use crate::progress::NoProgress;
 use crate::{input, keyfile, manifest};
@@ -55,14 +55,6 @@ impl WorkerKey {
     pub fn lease_nonces(&self, lease: &[u8]) -> Result<Vec<[u8; 16]>, String> {
         let lease = Lease::from_bytes(lease, &self.binding).map_err(|e| e.to_string())?;
         Ok(lease.into_nonces().collect())
-    }
-
-    /// The MAC of a file line for `name` under `nonce`, the name's prefix
-    /// already in it: feed it the file's contents.
-    pub fn start_line(&self, name: &str, nonce: &[u8; 16]) -> Result<AnyMac<'_>, String> {
-        let mut mac = self.key.start(nonce);
-        mac.update(&manifest::file_message_prefix(name)).map_err(|e| e.to_string())?;
-        Ok(mac)
     }
 
     /// The manifest line of the regular file `name` (opened by that name),
