@@ -7,7 +7,11 @@ of 2 worker processes with one thread each:
         each nonce before it uses it), the runs that returned a manifest, and
         checks each manifest with `wegman check`: it must list every file and
         verify. --control puts the lease in the task's arguments (the design
-        not used): the count of reused nonces must then be above 0.
+        not used): the count of reused nonces must then be above 0. --stop
+        SIGSTOPs the worker for 8 s instead, on a cluster whose scheduler
+        counts a worker dead after 5 s of silence (its floor for a small
+        cluster: ten heartbeats), then lets it go on: a
+        "zombie" that finishes a task Dask has already run again elsewhere.
   bench ROUNDS FILES             `wegman tag` (one thread per core) against
         wegman.distributed.tag on the same files, alternating, ROUNDS each.
 
@@ -56,7 +60,7 @@ def wegman_check(key: pathlib.Path, manifest: str, d: pathlib.Path) -> int:
     return subprocess.run([CLI, "check", "--quiet", "-k", str(key), str(path)], capture_output=True).returncode
 
 
-def kill(runs: int, count: int, control: bool) -> int:
+def kill(runs: int, count: int, control: bool, stop: bool) -> int:
     with tempfile.TemporaryDirectory(dir="/dev/shm") as tmp:
         d = pathlib.Path(tmp)
         key = d / "key"
@@ -67,12 +71,13 @@ def kill(runs: int, count: int, control: bool) -> int:
         print(f"{cpu()}; {count} files, {size / 2**20:.0f} MiB, made in {time.monotonic() - t:.1f} s", flush=True)
         rng = random.Random(int.from_bytes(os.urandom(8), "little"))
         everything, reused, ok, failed_check, raised, mid = [], 0, 0, 0, 0, 0
-        workers = Workers()
+        workers = Workers(worker_ttl="1s" if stop else None)
         try:
             for run in range(runs):
                 t = time.monotonic()
                 manifest, used, error = kill_run(
-                    workers, key, names, d / "audit", rng, lease_in_task=control, batch_size=64
+                    workers, key, names, d / "audit", rng, lease_in_task=control, batch_size=64,
+                    stop_for=8.0 if stop else 0.0,
                 )
                 twice = len(used) - len(set(used))
                 mid += len(used) > count
@@ -143,5 +148,5 @@ def bench(rounds: int, count: int) -> int:
 if __name__ == "__main__":
     mode, n, files = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     if mode == "kill":
-        sys.exit(kill(n, files, "--control" in sys.argv[4:]))
+        sys.exit(kill(n, files, "--control" in sys.argv[4:], "--stop" in sys.argv[4:]))
     sys.exit(bench(n, files))

@@ -17,6 +17,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import pytest
 
 distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
 pytest.importorskip("fsspec")
 
 import wegman  # noqa: E402
@@ -31,15 +32,20 @@ class Workers:
     its worker (Dask's, now and then: "IOLoop is closed") gets the whole
     cluster replaced rather than a test that waits forever."""
 
-    def __init__(self) -> None:
+    def __init__(self, worker_ttl: Optional[str] = None) -> None:
         self.cluster: Any = None
         self.client: Any = None
+        self.worker_ttl = worker_ttl
         self._start()
 
     def _start(self) -> None:
-        self.cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        )
+        # worker_ttl: how long the scheduler waits for a silent worker before
+        # it counts it dead and runs its tasks elsewhere (default 5 min)
+        config = {} if self.worker_ttl is None else {"distributed.scheduler.worker-ttl": self.worker_ttl}
+        with dask.config.set(config):
+            self.cluster = distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+            )
         self.client = distributed.Client(self.cluster)
 
     def ready(self) -> Any:
@@ -226,10 +232,14 @@ def kill_run(
     rng: random.Random,
     lease_in_task: bool,
     batch_size: int = 16,
+    stop_for: float = 0.0,
 ) -> Tuple[Optional[str], List[str], Optional[str]]:
     """One distributed tag with a worker SIGKILLed after a random number of
-    nonces were used (the one that used the last); returns (manifest or
-    None, the audit's nonces, the error raised or None)."""
+    nonces were used (the one that used the last) -- or, with `stop_for`,
+    SIGSTOPped for that many seconds and then let go on (on a cluster with
+    a short worker TTL: the scheduler counts it dead meanwhile and runs its
+    task again elsewhere, while it still holds its own). Returns (manifest
+    or None, the audit's nonces, the error raised or None)."""
     audit.unlink(missing_ok=True)
     client = workers.ready()
     pids = list(client.run(os.getpid).values())
@@ -261,7 +271,13 @@ def kill_run(
                 f.seek(max(0, written - 4 * line))
                 last = f.read().rsplit(b"\n", 2)
             pid = int(last[-2].split()[1]) if len(last) >= 2 and last[-2].count(b" ") >= 2 else 0
-            os.kill(pid if pid in pids else victim, signal.SIGKILL)
+            target = pid if pid in pids else victim
+            if stop_for:
+                os.kill(target, signal.SIGSTOP)
+                time.sleep(stop_for)
+                os.kill(target, signal.SIGCONT)
+            else:
+                os.kill(target, signal.SIGKILL)
             break
         time.sleep(0.002)
     t.join()
@@ -287,6 +303,36 @@ def test_a_worker_killed_mid_run_reuses_no_nonce(workers: Workers, tmp_path: pat
         assert status == 0, err
         everything.append(nonces_of(lines[-1:])[0])
     assert len(everything) == len(set(everything))
+
+
+def test_a_stopped_worker_that_comes_back_reuses_no_nonce(tmp_path: pathlib.Path) -> None:
+    """A worker SIGSTOPped past the scheduler's worker TTL is counted dead
+    and its task run again elsewhere; let go on, it comes back as a zombie
+    (and Dask loses the scattered key with it, so every task that needs it
+    is cancelled and submitted again, with the key scattered again). No
+    nonce is used twice and the run completes."""
+    key = tmp_path / "key"
+    wegman.keygen(str(key))
+    names = make_files(tmp_path, 1000, seed=13)
+    stopping = Workers(worker_ttl="1s")
+    rng = random.Random(14)
+    landed = 0
+    try:
+        for attempt in range(3):  # until a stop lands in the middle of a batch
+            manifest, used, error = kill_run(
+                stopping, key, names, tmp_path / "audit", rng, lease_in_task=False, batch_size=64, stop_for=8.0
+            )
+            assert len(used) == len(set(used)), "a nonce was used twice"
+            assert manifest is not None, error
+            assert len(manifest.splitlines()) == len(names) + 1
+            status, _, err = wegman_check(key, manifest, tmp_path)
+            assert status == 0, err
+            landed += len(used) > len(names)
+            if landed:
+                break
+    finally:
+        stopping.close()
+    assert landed, "in three runs no stop landed while a batch was using its lease"
 
 
 def test_the_audit_catches_a_lease_in_the_tasks_arguments(workers: Workers, tmp_path: pathlib.Path) -> None:

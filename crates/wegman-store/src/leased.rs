@@ -135,6 +135,19 @@ mod tests {
         assert_eq!(check::run_to(&CheckOptions::new(key_path, manifest), &mut Lines::default()).unwrap(), 1);
     }
 
+    /// `{:?}` names the algorithm and shows nothing of the key.
+    #[test]
+    fn debug_shows_the_algorithm_not_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let key_path = dir.path().join("key");
+        keyfile::keygen(&key_path, MacAlg::Poly1305aes).unwrap();
+        let text = std::fs::read_to_string(&key_path).unwrap();
+        let digits = text.rsplit("key ").next().unwrap().trim();
+        let shown = format!("{:?}", WorkerKey::from_key_file(text.as_bytes()).unwrap());
+        assert_eq!(shown, "WorkerKey(poly1305aes)");
+        assert!(!shown.contains(&digits[..8]));
+    }
+
     /// A lease of another key, or an edited one, gives no nonces.
     #[test]
     fn a_foreign_or_edited_lease_is_refused() {

@@ -188,14 +188,34 @@ def _check_batch(
     return _Batch(out)
 
 
-def _ship_key(client: Any, key_path: _Path, key_on_workers: Optional[_Path]) -> Any:
-    """What a task is given to make its key: the worker's own key file, or
-    the key's bytes scattered to the workers straight from here."""
-    if key_on_workers is not None:
-        return os.fspath(key_on_workers)
-    with open(key_path, "rb") as f:
-        secret = _Secret(f.read())
-    return client.scatter(secret, broadcast=True, direct=True, hash=False)
+class _Key:
+    """What a task is given to make its key: the path of the key file on
+    the workers (`key_on_workers`), or the key's bytes scattered to the
+    workers straight from here -- scattered again if Dask loses them (a
+    worker counted dead that comes back can take the scattered data with
+    it, and every task that needs it is then cancelled)."""
+
+    def __init__(self, client: Any, key_path: _Path, key_on_workers: Optional[_Path]) -> None:
+        self._client = client
+        self._path = None if key_on_workers is None else os.fspath(key_on_workers)
+        self._future: Any = None
+        self._secret: Optional[_Secret] = None
+        if self._path is None:
+            with open(key_path, "rb") as f:
+                self._secret = _Secret(f.read())
+
+    def get(self) -> Any:
+        if self._path is not None:
+            return self._path
+        if self._future is None or self._future.status != "finished":
+            self.drop()
+            self._future = self._client.scatter(self._secret, broadcast=True, direct=True, hash=False)
+        return self._future
+
+    def drop(self) -> None:
+        if self._future is not None:
+            self._client.cancel([self._future])
+            self._future = None
 
 
 #: The most files one task takes when ``batch_size`` is not given.
@@ -278,10 +298,13 @@ def _run(
                     finished.add(f)  # its result was lost with its worker: Dask runs it again
                     continue
                 b = pending.pop(f)
-                if status == "finished":
+                try:
+                    if status == "error":
+                        raise f.exception()
+                    if status == "cancelled":
+                        raise RuntimeError("the task was cancelled")
                     results[b] = f.result()
-                else:
-                    exc = f.exception() if status == "error" else RuntimeError("the task was cancelled")
+                except Exception as exc:  # the task failed, or its result was lost: run it again
                     attempts[b] += 1
                     if attempts[b] > retries:
                         raise DistributedError(
@@ -351,7 +374,7 @@ def tag(
     with NonceStore(key_path) as store:
         if store.alg.startswith("cwc-"):
             raise ValueError(f"this is a {store.alg} key: tag needs a MAC key")
-        source = _ship_key(client, key_path, key_on_workers)
+        shipped = _Key(client, key_path, key_on_workers)
         queue = _dask().Queue(f"wegman-leases-{uuid.uuid4().hex}", client=client)
         low, high = 2 * threads, 4 * threads
         run = uuid.uuid4().hex[:12]
@@ -366,7 +389,7 @@ def tag(
             lease = store.reserve(lease_size) if _lease_in_task else None
             return client.submit(
                 _tag_batch,
-                source,
+                shipped.get(),
                 queue.name,
                 batches[b],
                 lease=lease,
@@ -384,8 +407,7 @@ def tag(
         finally:
             feeder.stop()
             queue.close()
-            if not isinstance(source, str):
-                client.cancel([source])
+            shipped.drop()
         unread = []
         for batch in results.values():
             for i, line, err in batch.items:
@@ -437,17 +459,18 @@ def check(
     if not todo:
         return run.finish([])
     batches = _batches(todo, batch_size, _threads(client))
-    source = _ship_key(client, key_path, key_on_workers)
+    shipped = _Key(client, key_path, key_on_workers)
     tag_run = uuid.uuid4().hex[:12]
 
     def submit(b: int, attempt: int) -> Any:
-        return client.submit(_check_batch, source, batches[b], key=f"wegman-check-{tag_run}-{b}-{attempt}", retries=0)
+        return client.submit(
+            _check_batch, shipped.get(), batches[b], key=f"wegman-check-{tag_run}-{b}-{attempt}", retries=0
+        )
 
     try:
         results = _run(client, len(batches), submit, retries)
     finally:
-        if not isinstance(source, str):
-            client.cancel([source])
+        shipped.drop()
     verdicts: List[Any] = [None] * len(todo)
     for batch in results.values():
         for i, verdict in batch.items:
