@@ -9,7 +9,9 @@ import wegman
 from wegman import cwc, mmh, poly1305aes
 
 MODULES = [wegman, poly1305aes, mmh, cwc]
-try:  # the `dask` extra
+try:  # with the `dask` extra only: wegman.distributed imports without it, its examples need it
+    import distributed  # noqa: F401
+
     import wegman.distributed
 
     MODULES.append(wegman.distributed)
