@@ -149,7 +149,9 @@ impl _WorkerKey {
 pub struct _CheckRun {
     args: CheckOptions,
     out: Collected,
-    state: Result<Plan, u8>,
+    /// The report so far and the lines to verify, or the status when
+    /// there is nothing to verify.
+    state: Result<(Plan, Vec<Line>), u8>,
 }
 
 #[pymethods]
@@ -171,7 +173,7 @@ impl _CheckRun {
                 let key = wegman_store::keyfile::read_any(&args.key, None)?;
                 Ok(match check::prepare(&args, &key, Box::new(io::Cursor::new(manifest)), "<manifest>", &mut out)? {
                     Prepared::Done(status) => Err(status),
-                    Prepared::Verify(plan) => Ok(plan),
+                    Prepared::Verify(plan, lines) => Ok((plan, lines)),
                 })
             })
             .map_err(PyValueError::new_err)?;
@@ -181,8 +183,8 @@ impl _CheckRun {
     /// The lines to verify: `(name, version, nonce, tag)`.
     #[getter]
     fn todo<'py>(&self, py: Python<'py>) -> Vec<(String, u8, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        let Ok(plan) = &self.state else { return Vec::new() };
-        plan.lines
+        let Ok((_, lines)) = &self.state else { return Vec::new() };
+        lines
             .iter()
             .map(|l| (l.name.clone(), l.version, PyBytes::new(py, &l.nonce), PyBytes::new(py, &l.tag)))
             .collect()
@@ -194,19 +196,17 @@ impl _CheckRun {
         let state = std::mem::replace(&mut self.state, Err(2));
         let status = match state {
             Err(status) => status,
-            Ok(mut plan) => {
-                if verdicts.len() != plan.lines.len() {
+            Ok((mut plan, lines)) => {
+                if verdicts.len() != lines.len() {
                     return Err(PyValueError::new_err(format!(
                         "{} verdicts for {} lines",
                         verdicts.len(),
-                        plan.lines.len()
+                        lines.len()
                     )));
                 }
-                let lines = std::mem::take(&mut plan.lines);
                 for (line, v) in lines.iter().zip(verdicts) {
                     plan.record(&self.args, &mut self.out, line, outcome(v)?).map_err(PyValueError::new_err)?;
                 }
-                plan.lines = lines;
                 plan.finish(&self.args, &mut self.out)
             }
         };

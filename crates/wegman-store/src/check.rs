@@ -165,18 +165,16 @@ pub fn run_to(args: &CheckOptions, sink: &mut dyn Sink) -> Result<u8, String> {
     let key = keyfile::read_any(&args.key, args.alg)?;
     let mname = args.manifest.display().to_string();
     let reader = input::open(&args.manifest).map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
-    let mut plan = match prepare(args, &key, reader, &mname, sink)? {
+    let (mut plan, lines) = match prepare(args, &key, reader, &mname, sink)? {
         Prepared::Done(status) => return Ok(status),
-        Prepared::Verify(plan) => plan,
+        Prepared::Verify(plan, lines) => (plan, lines),
     };
-    let lines = std::mem::take(&mut plan.lines);
     parallel::ordered(
         &lines,
         |_| Ok::<(), String>(()),
         |l, ()| verify_listed(&key, l, args.allow_special),
         |i, (), outcome| plan.record(args, sink, &lines[i], outcome),
     )?;
-    plan.lines = lines;
     Ok(plan.finish(args, sink))
 }
 
@@ -186,17 +184,18 @@ pub enum Prepared {
     /// Nothing is to be read: the exit status.
     Done(u8),
     /// The seal verified (or the manifest has none and that is allowed):
-    /// verify `lines`, [`Plan::record`] each outcome, then [`Plan::finish`].
-    Verify(Plan),
+    /// verify the file lines (in manifest order), [`Plan::record`] each
+    /// outcome, then [`Plan::finish`].
+    Verify(Plan, Vec<Line>),
 }
 
-/// The file lines of a manifest whose seal verified, and the tally of
-/// their outcomes so far.
+/// What the report of a manifest whose seal verified needs: what was
+/// found reading it, and the tally of its lines' outcomes so far.
 pub struct Plan {
-    /// The file lines, in manifest order.
-    pub lines: Vec<Line>,
     mname: String,
     malformed: usize,
+    /// Lines in the old format (version 1), warned about at the end.
+    v1: usize,
     sealed: Option<bool>,
     failed: usize,
     unreadable: usize,
@@ -230,15 +229,16 @@ pub fn prepare(
         report_seal(args, sink, mname, sealed);
         return Ok(Prepared::Done(if malformed > 0 { 2 } else { 1 }));
     }
-    Ok(Prepared::Verify(Plan {
-        lines,
+    let plan = Plan {
         mname: mname.to_string(),
         malformed,
+        v1: lines.iter().filter(|l| l.version == 1).count(),
         sealed,
         failed: 0,
         unreadable: 0,
         verified: 0,
-    }))
+    };
+    Ok(Prepared::Verify(plan, lines))
 }
 
 /// Verify one listed file, opened by name (a regular file only, unless
@@ -295,8 +295,7 @@ impl Plan {
 
     /// The summary warnings; the exit status.
     pub fn finish(self, args: &CheckOptions, sink: &mut dyn Sink) -> u8 {
-        let Plan { lines, mname, malformed, sealed, failed, unreadable, verified } = self;
-        let v1 = lines.iter().filter(|l| l.version == 1).count();
+        let Plan { mname, malformed, v1, sealed, failed, unreadable, verified } = self;
         report_malformed(args, sink, malformed);
         if v1 > 0 {
             warn(

@@ -103,15 +103,22 @@ mod tests {
     use super::*;
     use crate::check::{self, CheckOptions};
 
+    /// A new Poly1305-AES key file `name` in `dir`, its key and its open
+    /// nonce store.
+    fn keyed(dir: &Path, name: &str) -> (std::path::PathBuf, AnyKey, NonceStore) {
+        let key_path = dir.join(name);
+        keyfile::keygen(&key_path, MacAlg::Poly1305aes).unwrap();
+        let (key, binding) = keyfile::read_managed(&key_path, None).unwrap();
+        let store = NonceStore::open(&crate::nonce::state_path_for_key(&key_path).unwrap(), &binding).unwrap();
+        (key_path, key, store)
+    }
+
     /// A manifest made of lines tagged with a lease's nonces and sealed by
     /// `seal_line` passes `check`; the lease's nonces are not the store's.
     #[test]
     fn leased_lines_and_their_seal_pass_check() {
         let dir = tempfile::tempdir().unwrap();
-        let key_path = dir.path().join("key");
-        keyfile::keygen(&key_path, MacAlg::Poly1305aes).unwrap();
-        let (key, binding) = keyfile::read_managed(&key_path, None).unwrap();
-        let mut store = NonceStore::open(&crate::nonce::state_path_for_key(&key_path).unwrap(), &binding).unwrap();
+        let (key_path, key, mut store) = keyed(dir.path(), "key");
         let lease = store.reserve(3).unwrap().to_bytes();
         let worker = WorkerKey::from_key_file(&std::fs::read(&key_path).unwrap()).unwrap();
         let nonces = worker.lease_nonces(&lease).unwrap();
@@ -152,11 +159,8 @@ mod tests {
     #[test]
     fn a_foreign_or_edited_lease_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-        keyfile::keygen(&a, MacAlg::Poly1305aes).unwrap();
-        keyfile::keygen(&b, MacAlg::Poly1305aes).unwrap();
-        let (_, binding) = keyfile::read_managed(&a, None).unwrap();
-        let mut store = NonceStore::open(&crate::nonce::state_path_for_key(&a).unwrap(), &binding).unwrap();
+        let (a, _, mut store) = keyed(dir.path(), "a");
+        let (b, _, _) = keyed(dir.path(), "b");
         let lease = store.reserve(5).unwrap().to_bytes();
         let other = WorkerKey::from_key_file(&std::fs::read(&b).unwrap()).unwrap();
         assert!(other.lease_nonces(&lease).is_err());
@@ -172,16 +176,26 @@ mod tests {
     #[test]
     fn seal_line_refuses_other_lines() {
         let dir = tempfile::tempdir().unwrap();
-        let key_path = dir.path().join("key");
-        keyfile::keygen(&key_path, MacAlg::Poly1305aes).unwrap();
-        let (key, binding) = keyfile::read_managed(&key_path, None).unwrap();
-        let mut store = NonceStore::open(&crate::nonce::state_path_for_key(&key_path).unwrap(), &binding).unwrap();
+        let (key_path, key, mut store) = keyed(dir.path(), "key");
         let worker = WorkerKey::from_key_file(&std::fs::read(&key_path).unwrap()).unwrap();
         let good = worker.line("a", &[1; 16], &[2; 16]);
         let seal = seal_line(&key, &mut store, &[&good]).unwrap();
         for bad in [seal.clone(), format!("{good}\n{good}"), good.replace("POLY1305-AES", "MMH32"), String::new()] {
             assert!(seal_line(&key, &mut store, &[good.clone(), bad]).is_err());
         }
+        // none of the refusals took a nonce: the next seal has the next one
+        let nonce_of = |line: &str| {
+            u128::from_le_bytes(
+                crate::manifest::parse(line)
+                    .map(|e| match e {
+                        crate::manifest::Entry::Seal(s) => s.nonce,
+                        crate::manifest::Entry::File(_) => panic!("not a seal"),
+                    })
+                    .unwrap(),
+            )
+        };
+        let next = seal_line(&key, &mut store, &[&good]).unwrap();
+        assert_eq!(nonce_of(&next), nonce_of(&seal) + 1);
     }
 
     #[derive(Default)]
