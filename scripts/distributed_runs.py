@@ -30,8 +30,6 @@ import time
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "crates" / "wegman-py" / "tests"))
 
-import distributed  # noqa: E402
-
 import wegman  # noqa: E402
 import wegman.distributed as wd  # noqa: E402
 from test_distributed import Workers, kill_run, make_files  # noqa: E402
@@ -46,12 +44,6 @@ def cpu() -> str:
     info = {k.strip(): v for k, v in (line.split(":", 1) for line in first if ":" in line)}
     get = lambda k: info.get(k, "?").strip()  # noqa: E731
     return f"{get('model name')}, family {get('cpu family')} model {get('model')}, {os.cpu_count()} CPUs"
-
-
-def cluster() -> "distributed.LocalCluster":
-    return distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
-    )
 
 
 def wegman_check(key: pathlib.Path, manifest: str, d: pathlib.Path) -> int:
@@ -123,7 +115,9 @@ def bench(rounds: int, count: int) -> int:
         listing = d / "names"
         listing.write_text("".join(n + "\n" for n in names))
         cli_s, dask_s = [], []
-        with cluster() as c, distributed.Client(c) as client:
+        workers = Workers()
+        try:
+            client = workers.ready()
             wd.tag(client, key, names[:50])  # warm the workers
             for r in range(rounds):
                 t = time.perf_counter()
@@ -135,6 +129,8 @@ def bench(rounds: int, count: int) -> int:
                 dask_s.append(time.perf_counter() - t)
                 assert len(manifest.splitlines()) == count + 1
                 print(f"round {r + 1}: wegman tag {cli_s[-1]:.3f} s, distributed {dask_s[-1]:.3f} s", flush=True)
+        finally:
+            workers.close()
         ratios = sorted(b / a for a, b in zip(cli_s, dask_s))
         print(
             f"wegman tag (one thread per core) median {statistics.median(cli_s):.3f} s, "
