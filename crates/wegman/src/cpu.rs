@@ -260,7 +260,7 @@ impl Features {
     #[cfg(target_arch = "x86_64")]
     fn checked(self) -> Self {
         match self.vaes256 {
-            Some(t) if !crate::aes::x86_vaes256::known_answer(t) => Features { vaes256: None, ..self },
+            Some(t) if !crate::aes::vaes256_works(t) => Features { vaes256: None, ..self },
             _ => self,
         }
     }

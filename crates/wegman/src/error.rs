@@ -68,9 +68,9 @@ pub enum Error {
 /// The two bit restrictions of Poly1305-AES §2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RRule {
-    /// r[3], r[7], r[11], r[15] must be in 0..=15 (top four bits clear).
+    /// `r[3]`, `r[7]`, `r[11]`, `r[15]` must be in 0..=15 (top four bits clear).
     TopFourBitsClear,
-    /// r[4], r[8], r[12] must be multiples of 4 (bottom two bits clear).
+    /// `r[4]`, `r[8]`, `r[12]` must be multiples of 4 (bottom two bits clear).
     BottomTwoBitsClear,
 }
 

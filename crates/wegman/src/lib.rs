@@ -35,6 +35,7 @@ mod aes;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod avx2_mul;
+mod backend;
 pub mod cpu;
 pub mod ct;
 pub mod cwc;

@@ -4,12 +4,13 @@
 //! The label is reported by the object that did the work
 //! (`Poly1305::platform`, `Poly1305Aes::platform`, `MacKey::platform`, …), so
 //! it always names the backend that actually ran. Which backends a key may
-//! use is decided in one place, [`crate::cpu`]; each algorithm's
+//! use is decided in one place, [`crate::cpu`]; each family's
 //! `backend/mod.rs` then picks the best one its features allow, once per
-//! key. Today Poly1305 has AVX2 and AVX-512 IFMA backends (and the §4
-//! float64 one when asked for), the 32-bit MMH algorithms an AVX2 backend,
-//! CWC-HASH AVX2 and AVX-512 IFMA backends; MMH64 runs portable code on CPUs
-//! without IFMA. AES runs of blocks (counter mode) come from `crate::aes`.
+//! key, through the one dispatch shape every family shares
+//! (`crate::backend::Dispatch`). Today Poly1305 has AVX2 and AVX-512 IFMA
+//! backends (and the §4 float64 one when asked for), the 32-bit MMH
+//! algorithms an AVX2 backend, MMH64 AVX2 and IFMA backends, CWC-HASH AVX2
+//! and AVX-512 IFMA backends. AES for every family comes from `crate::aes`.
 
 /// The instruction-set level of the backend a key runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,7 +47,7 @@ impl core::fmt::Display for Platform {
     }
 }
 
-/// Which code each family runs for a set of [`Features`], as the labels the
+/// Which code each family runs for a set of [`Features`](crate::cpu::Features), as the labels the
 /// benchmark prints: asked of each family's own dispatch (the functions that
 /// pick the backend), not inferred, so a table of CPU classes can check it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +81,7 @@ impl Backends {
         // any r §2 allows: the label does not depend on it
         let mut r = [0u8; 16];
         r[0] = 1;
-        let poly1305 = crate::poly1305aes::backend::State::new(&r, features).platform().name();
+        let poly1305 = crate::backend::leaf_name::<crate::poly1305aes::backend::State>(&r, features);
         let (batch_pads, batch_lanes) = crate::poly1305aes::batch_backend_names(features);
         let (mmh32, mmh64) = crate::mmh::backend_names(features);
         let (cwc_hash, cwc_ctr) = crate::cwc::backend_names(features);

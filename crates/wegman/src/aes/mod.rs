@@ -20,19 +20,19 @@
 //! 32-bit big-endian counter that the caller keeps from wrapping.
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod x86_aesni;
+mod x86_aesni;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod x86_fused;
+mod x86_fused;
 #[cfg(target_arch = "x86_64")]
 mod x86_fused256;
 #[cfg(target_arch = "x86_64")]
 mod x86_fused512;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod x86_schedule;
+mod x86_schedule;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod x86_vaes256;
+mod x86_vaes256;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod x86_vaes512;
+mod x86_vaes512;
 
 use cipher::{BlockCipherEncrypt, KeyInit};
 use zeroize::Zeroize;
@@ -163,6 +163,38 @@ fn aes_crate_block(k: &[u8; 16], n: &[u8; 16]) -> [u8; 16] {
     let mut b = (*n).into();
     aes::Aes128Enc::new(k.into()).encrypt_block(&mut b);
     b.into()
+}
+
+/// Runs of whole blocks shorter than this are left to single-block AES by
+/// every counter-mode leaf (the largest of their `min_bytes`): a caller that
+/// cuts its input into chunks of at least this many bytes runs every chunk
+/// on the wide leaf.
+#[cfg(target_arch = "x86_64")]
+pub(crate) const CTR_MIN_BYTES: usize = {
+    let (a, b, c) = (x86_vaes512::MIN_BYTES, x86_vaes256::MIN_BYTES, x86_aesni::MIN_BYTES);
+    let ab = if a > b { a } else { b };
+    if ab > c { ab } else { c }
+};
+
+/// Whether 256-bit `vaesenc` computes both lanes right on this CPU (a
+/// known-answer test; `crate::cpu` withholds the [`Vaes256`] token if not).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn vaes256_works(token: Vaes256) -> bool {
+    x86_vaes256::known_answer(token)
+}
+
+/// MMH's one-shot key material under two keys used once: the counter
+/// blocks AES_ks(0) … AES_ks(N − 1) and the pad AES_kp(nonce), the two
+/// schedules fused into the rounds and interleaved.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn counter_blocks_and_pad<const N: usize>(
+    token: AesNi,
+    ks: &[u8; 16],
+    kp: &[u8; 16],
+    nonce: &[u8; 16],
+) -> ([[u8; 16]; N], [u8; 16]) {
+    x86_fused::counter_blocks_and_pad::<N>(token, ks, kp, nonce)
 }
 
 /// The counter-mode leaf a key's features allow, widest first.

@@ -5,7 +5,7 @@ use core::fmt;
 use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
-use super::backend::HashKey;
+use super::backend::{Dispatch, HashKey};
 use super::cipher::{Cipher, Ctr, counter_block};
 use super::hash::{self, Hasher};
 use super::{MAX_BYTES, NONCE_BYTES, TAG_BYTES};
@@ -135,7 +135,7 @@ impl CwcKey {
     pub fn with_features(key: &[u8], features: Features) -> Result<Self, Error> {
         let cipher = Cipher::new(key, features)?;
         let mut kh = kh(&cipher);
-        let hash = HashKey::new(kh, features);
+        let hash = HashKey::select(&kh, features);
         kh.zeroize();
         Ok(CwcKey { cipher, hash })
     }

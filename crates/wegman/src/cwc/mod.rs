@@ -44,7 +44,7 @@ pub use one_pass::RawDecryptor;
 
 /// The backends of CWC-HASH and of CWC-CTR for `features`, as labels.
 pub(crate) fn backend_names(features: crate::cpu::Features) -> (&'static str, &'static str) {
-    let hash = backend::HashKey::new(1, features).platform().name();
+    let hash = crate::backend::leaf_name::<backend::HashKey>(&1, features);
     let ctr = cipher::Cipher::new(&[0; 16], features).map_or("none", |c| c.ctr_name());
     (hash, ctr)
 }

@@ -46,11 +46,7 @@ pub(crate) const CHUNK: usize = 42 * 96;
 
 const _: () = assert!(CHUNK.is_multiple_of(96) && CHUNK.is_multiple_of(16));
 #[cfg(target_arch = "x86_64")]
-const _: () = assert!(
-    CHUNK >= crate::aes::x86_vaes512::MIN_BYTES
-        && CHUNK >= crate::aes::x86_vaes256::MIN_BYTES
-        && CHUNK >= crate::aes::x86_aesni::MIN_BYTES
-);
+const _: () = assert!(CHUNK >= crate::aes::CTR_MIN_BYTES);
 
 /// CWC-DEC between raw buffers, once the associated data is hashed and the
 /// tag copied (so neither is borrowed while the output is written).

@@ -9,7 +9,7 @@ use cipher::{BlockCipherEncrypt, KeyInit};
 use zeroize::Zeroize;
 
 use super::alg::{Alg, KEY_BYTES, MAX_LEVEL_KEY_BYTES, MAX_LEVELS, NONCE_BYTES};
-use super::backend::Keys;
+use super::backend::{Dispatch, Keys};
 use crate::cpu::Features;
 use crate::error::Error;
 use crate::platform::Platform;
@@ -94,7 +94,7 @@ impl MacKey {
     /// backends this way; [`Features::portable`] forces the portable one).
     pub fn with_features(alg: Alg, key: &[u8; KEY_BYTES], features: Features) -> Self {
         let (kp, ks) = ciphers(key);
-        let mut keys = Keys::new(alg, features);
+        let mut keys = Keys::select(alg, features);
         for _ in 0..MAX_LEVELS {
             push_next_level(&mut keys, &ks, alg);
         }

@@ -8,7 +8,7 @@ use aes::Aes128Enc;
 use zeroize::Zeroize;
 
 use super::alg::{Alg, KEY_BYTES, MAX_TAG_BYTES, NONCE_BYTES};
-use super::backend::Keys;
+use super::backend::{Dispatch, Keys};
 use super::key::{MacKey, ciphers, pad, push_next_level};
 use super::tree::{Tree, WHOLE_MAX, hash_whole};
 use crate::cpu::Features;
@@ -231,7 +231,7 @@ pub(crate) struct Owned {
 impl Owned {
     pub(crate) fn new(alg: Alg, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES]) -> Self {
         let (kp, ks) = ciphers(key);
-        Owned { ks, keys: Keys::new(alg, Features::detect()), tree: Tree::new(alg), pad: pad(&kp, nonce) }
+        Owned { ks, keys: Keys::select(alg, Features::detect()), tree: Tree::new(alg), pad: pad(&kp, nonce) }
     }
 
     fn expand_to(&mut self, levels: usize) {
@@ -294,7 +294,7 @@ pub fn mac(alg: Alg, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES], message: 
         // Whole in memory: expand just the levels this length needs, no
         // streaming state.
         let (kp, ks) = ciphers(key);
-        let mut keys = Keys::new(alg, Features::detect());
+        let mut keys = Keys::select(alg, Features::detect());
         while keys.levels() < alg.levels_for_len(message.len() as u128) {
             push_next_level(&mut keys, &ks, alg);
         }

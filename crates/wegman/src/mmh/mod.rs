@@ -86,7 +86,7 @@ pub use key::MacKey;
 
 /// The backends of the 32-bit and the 64-bit algorithms for `features`.
 pub(crate) fn backend_names(features: crate::cpu::Features) -> (&'static str, &'static str) {
-    let of = |alg| backend::Keys::new(alg, features).platform().name();
+    let of = |alg| crate::backend::leaf_name::<backend::Keys>(alg, features);
     (of(Alg::Mmh32), of(Alg::Mmh64))
 }
 pub use mac::{Mmh, Tag, mac, verify};

@@ -125,7 +125,7 @@ impl MacKey {
     fn level0(&self, blocks: &[u8]) -> Vec<u8> {
         let alg = self.alg();
         let mut out = vec![0u8; blocks.len() / alg.block_bytes() * alg.output_bytes()];
-        self.keys().compress(0, blocks, &mut out);
+        self.keys().absorb(0, blocks, &mut out);
         out
     }
 

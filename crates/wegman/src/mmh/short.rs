@@ -4,7 +4,7 @@
 //! 0…`, no full block hashed, so its output is H), and needs level 0's key
 //! only: the first 8, 9, 16 or 17 blocks of KS = AES_ks(0) || AES_ks(1) || …
 //! (spec §2), and one pad block AES_kp(nonce). Both AES keys are used once,
-//! so their schedules are fused with the rounds (`crate::aes::x86_fused`: round keys
+//! so their schedules are fused with the rounds (`crate::aes::counter_blocks_and_pad`: round keys
 //! never stored) instead of expanded into `aes` structs, and the level key
 //! lives on the stack for this call only: no allocation, no key object to
 //! build and wipe. The block itself runs the portable block functions (the
@@ -16,7 +16,6 @@ use zeroize::Zeroize;
 use super::alg::{Alg, K, KEY_BYTES, MAX_TAG_BYTES, NONCE_BYTES};
 use super::backend::{mmh32, mmh32_toeplitz, mmh64, mmh64_toeplitz, nmh32};
 use super::mac::{Tag, seal};
-use crate::aes::x86_fused;
 use crate::cpu::AesNi;
 
 /// Level 0's key words: the first `x.len()` words of KS (N blocks, read
@@ -28,7 +27,7 @@ fn level0<const N: usize, W: Copy>(
     x: &mut [W],
     word: impl Fn(&[u8]) -> W,
 ) -> [u8; 16] {
-    let (mut blocks, pad) = x86_fused::counter_blocks_and_pad::<N>(token, ks, kp, nonce);
+    let (mut blocks, pad) = crate::aes::counter_blocks_and_pad::<N>(token, ks, kp, nonce);
     for (w, c) in x.iter_mut().zip(blocks.as_flattened().chunks_exact(core::mem::size_of::<W>())) {
         *w = word(c);
     }

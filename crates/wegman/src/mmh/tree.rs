@@ -146,7 +146,7 @@ impl Tree {
             let produced = if lv.fill == 0 && data.len() >= bb {
                 // Whole blocks straight from the input.
                 let nb = (data.len() / bb).min(OUT / w);
-                keys.compress(j, &data[..nb * bb], &mut out[..nb * w]);
+                keys.absorb(j, &data[..nb * bb], &mut out[..nb * w]);
                 data = &data[nb * bb..];
                 nb * w
             } else {
@@ -157,7 +157,7 @@ impl Tree {
                 if lv.fill < bb {
                     break; // data is exhausted
                 }
-                keys.compress(j, &lv.buf[..bb], &mut out[..w]);
+                keys.absorb(j, &lv.buf[..bb], &mut out[..w]);
                 lv.fill = 0;
                 w
             };
@@ -184,7 +184,7 @@ impl Tree {
         loop {
             let lv = self.level(j);
             pad_last(&mut lv.buf[..bb], lv.fill);
-            keys.compress(j, &lv.buf[..bb], &mut out[..w]);
+            keys.absorb(j, &lv.buf[..bb], &mut out[..w]);
             lv.fill = 0;
             if !lv.hashed_block {
                 return Ok(out); // Drop wipes the buffers
@@ -227,14 +227,14 @@ pub(crate) fn hash_whole(alg: Alg, keys: &Keys, message: &[u8]) -> [u8; MAX_TAG_
         pad_last(&mut last[..bb], rest.len());
         if full == 0 {
             let mut h = [0u8; MAX_TAG_BYTES];
-            keys.compress(j, &last[..bb], &mut h[..w]);
+            keys.absorb(j, &last[..bb], &mut h[..w]);
             // As a slice: zeroize wipes slices in bulk, arrays byte by byte.
             last[..].zeroize();
             return h;
         }
         let mut out = zeroize::Zeroizing::new(vec![0u8; (full + 1) * w]);
-        keys.compress(j, &input[..full * bb], &mut out[..full * w]);
-        keys.compress(j, &last[..bb], &mut out[full * w..]);
+        keys.absorb(j, &input[..full * bb], &mut out[..full * w]);
+        keys.absorb(j, &last[..bb], &mut out[full * w..]);
         level = out; // the previous level's outputs are wiped as they drop
         input = &level;
         j += 1;
@@ -269,6 +269,7 @@ impl Drop for Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Dispatch;
     use crate::cpu::Features;
     use crate::mmh::key::{ciphers, push_next_level};
 
@@ -284,7 +285,7 @@ mod tests {
         }
         for alg in Alg::ALL {
             let (_, ks) = ciphers(&[0x5au8; 32]);
-            let mut keys = Keys::new(alg, Features::portable());
+            let mut keys = Keys::select(alg, Features::portable());
             for _ in 0..MAX_LEVELS {
                 push_next_level(&mut keys, &ks, alg);
             }
@@ -312,7 +313,7 @@ mod tests {
     fn a_clone_has_room_for_every_upper_level() {
         for alg in Alg::ALL {
             let (_, ks) = ciphers(&[0x5au8; 32]);
-            let mut keys = Keys::new(alg, Features::portable());
+            let mut keys = Keys::select(alg, Features::portable());
             for _ in 0..MAX_LEVELS {
                 push_next_level(&mut keys, &ks, alg);
             }
@@ -344,7 +345,7 @@ mod tests {
             // refused for good, even for an empty update, and at finalize
             assert!(t.admit(0).is_err());
             let (_, ks) = ciphers(&[0u8; 32]);
-            let mut keys = Keys::new(alg, Features::portable());
+            let mut keys = Keys::select(alg, Features::portable());
             push_next_level(&mut keys, &ks, alg);
             assert!(t.finalize(&keys).is_err());
         }

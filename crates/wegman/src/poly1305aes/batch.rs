@@ -13,14 +13,14 @@
 //! Other items are taken eight at a time: their pads together, or one by
 //! one (as `authenticate` does) in a last chunk of fewer; eight messages of one length from
 //! 17 to 256 bytes (fixed-size packets) then run their polynomials in the
-//! eight lanes of the IFMA backend, each lane under its own r, final
-//! reduction and pad included; any other chunk runs each message on the
-//! best backend for its length.
+//! eight lanes of a backend that has them (`backend::tags8`: IFMA), each
+//! lane under its own r, final reduction and pad included; any other chunk
+//! runs each message on the best backend for its length.
 
 use zeroize::Zeroize;
 
 use super::backend::soft::short_tag;
-use super::backend::{Precomputed, State};
+use super::backend::{Dispatch, Precomputed, State, lanes8_name, tags8};
 use super::key::{Key, NONCE_BYTES, TAG_BYTES};
 use super::poly1305::whole_message;
 use crate::aes::{Between, Blocks8, Nothing, PadLeaf};
@@ -51,7 +51,7 @@ fn chunk_tags(chunk: &[Item<'_>], features: Features, out: &mut [[u8; TAG_BYTES]
         }
     } else if !lanes(chunk, features, &pads.0, out) {
         for ((item, tag), s) in chunk.iter().zip(out.iter_mut()).zip(&pads.0) {
-            *tag = whole_message(State::new(item.key.r(), features), s, item.message, &Precomputed::None);
+            *tag = whole_message(State::select(item.key.r(), features), s, item.message, &Precomputed::None);
         }
     }
 }
@@ -105,39 +105,33 @@ impl Between for PendingTags<'_, '_, '_> {
     }
 }
 
-/// Eight short messages of one length, with IFMA: their polynomials in
-/// eight lanes, each under its own r (`tags8`). False if the chunk does
+/// Eight messages of one length in the lanes of a backend that has them
+/// (`backend::tags8`), each lane under its own r. False if the chunk does
 /// not qualify (then nothing is written).
 fn lanes(chunk: &[Item<'_>], features: Features, pads: &[[u8; 16]; LANES], out: &mut [[u8; TAG_BYTES]]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use super::backend::x86_avx512ifma::{BATCH_MAX_BYTES, tags8};
-        let len = chunk.first().map_or(0, |i| i.message.len());
-        if let (Some(token), LANES) = (features.avx512ifma(), chunk.len()) {
-            // One block per lane does not repay the transposes (measured:
-            // even with the per-item path at 16 bytes); two or more do.
-            if len > 16 && len <= BATCH_MAX_BYTES && chunk.iter().all(|i| i.message.len() == len) {
-                let mut r = [[0u8; 16]; LANES];
-                for (ri, item) in r.iter_mut().zip(chunk) {
-                    *ri = *item.key.r();
-                }
-                let msgs: [&[u8]; LANES] = core::array::from_fn(|i| chunk[i].message);
-                out.copy_from_slice(&tags8(token, &r, pads, &msgs));
-                r.zeroize();
-                return true;
-            }
-        }
+    if chunk.len() != LANES {
+        return false;
     }
-    let _ = (chunk, features, pads, out);
-    false
+    let mut r = [[0u8; 16]; LANES];
+    for (ri, item) in r.iter_mut().zip(chunk) {
+        *ri = *item.key.r();
+    }
+    let msgs: [&[u8]; LANES] = core::array::from_fn(|i| chunk[i].message);
+    let tags = tags8(features, &r, pads, &msgs);
+    r.zeroize();
+    match tags {
+        Some(t) => {
+            out.copy_from_slice(&t);
+            true
+        }
+        None => false,
+    }
 }
 
 /// The backends a batch runs on with `features`: (the pads of a chunk of
 /// eight, the polynomials of eight equal-length messages), as labels.
 pub(crate) fn backend_names(features: Features) -> (&'static str, &'static str) {
-    let pads = PadLeaf::best(features).name8();
-    let lanes = if features.avx512ifma().is_some() { "ifma-lanes" } else { "per-item" };
-    (pads, lanes)
+    (PadLeaf::best(features).name8(), lanes8_name(features))
 }
 
 /// AES_k(n) of each item of `chunk` into `pads`.

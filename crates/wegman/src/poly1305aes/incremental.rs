@@ -29,7 +29,7 @@ use std::num::NonZeroUsize;
 
 use zeroize::Zeroize;
 
-use super::backend::{Precomputed, State, soft};
+use super::backend::{Dispatch, Precomputed, State, soft};
 use super::field::{add44, difference, from_h64, limbs44, mul44, pow44, r44, to_h64};
 use super::key::{Key, NONCE_BYTES, TAG_BYTES};
 use super::mac::one_shot_pad;
@@ -80,7 +80,7 @@ impl Incremental {
         let mut me = Self::empty(key, Features::detect());
         let full = message.len() & !15;
         let (ends, threads) = parallel::plan(full, threads);
-        let mut start = State::new(key.r(), me.features);
+        let mut start = State::select(key.r(), me.features);
         let pre = if threads > 1 { start.precompute() } else { Precomputed::None };
         let mut h = parallel::h_runs(&start, &pre, key.r(), &message[..full], &ends, threads);
         start.wipe();
@@ -103,7 +103,7 @@ impl Incremental {
         let mut me = Self::empty(key, Features::detect());
         let full = len & !15;
         let (_, threads) = parallel::plan(full, threads);
-        let mut start = State::new(key.r(), me.features);
+        let mut start = State::select(key.r(), me.features);
         let pre = start.precompute();
         let h = parallel::h_runs_from(&start, &pre, key.r(), &parallel::run_ends(full), threads, fill);
         start.wipe();
@@ -220,8 +220,8 @@ impl Incremental {
         if blocks.is_empty() {
             return;
         }
-        let mut state = State::new(self.key.r(), self.features);
-        state.blocks(blocks, 1, &Precomputed::None);
+        let mut state = State::select(self.key.r(), self.features);
+        state.absorb(blocks, 1, &Precomputed::None);
         let mut part = from_h64(&state.h());
         state.wipe();
         let n = (blocks.len() / 16) as u64;

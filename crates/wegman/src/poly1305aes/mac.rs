@@ -6,7 +6,7 @@ use std::num::NonZeroUsize;
 use aes::Aes128Enc;
 use zeroize::Zeroize;
 
-use super::backend::{Precomputed, State};
+use super::backend::{Dispatch, Precomputed, State};
 use super::key::{Key, NONCE_BYTES, TAG_BYTES, aes_pad};
 use super::parallel::{self, Fill};
 use super::poly1305::{Poly1305, whole_message};
@@ -42,7 +42,7 @@ impl ExpandedKey {
     /// Expand `key` for the best backend `features` allow (tests and
     /// benchmarks; [`Features::portable`] forces the portable one).
     pub fn with_features(key: &Key, features: Features) -> Self {
-        let poly = State::new(key.r(), features);
+        let poly = State::select(key.r(), features);
         let pre = poly.precompute();
         ExpandedKey { cipher: key.cipher(), poly, pre, r: *key.r() }
     }
@@ -173,7 +173,7 @@ impl Poly1305Aes {
     /// portable backend).
     pub fn with_features(key: &Key, nonce: &[u8; NONCE_BYTES], features: Features) -> Self {
         let mut s = one_shot_pad(key, nonce, features);
-        let inner = Poly1305::from_state(State::new(key.r(), features), &s);
+        let inner = Poly1305::from_state(State::select(key.r(), features), &s);
         s.zeroize();
         Poly1305Aes { inner }
     }
@@ -207,7 +207,7 @@ impl fmt::Debug for Poly1305Aes {
 }
 
 /// AES_k(n) for a key with no cached schedule: with AES-NI the schedule is
-/// computed in registers alongside the rounds (`crate::aes::x86_fused`),
+/// computed in registers alongside the rounds (`crate::aes::PadLeaf`),
 /// otherwise the `aes` crate expands it (and wipes it on drop).
 pub(super) fn one_shot_pad(key: &Key, nonce: &[u8; NONCE_BYTES], features: Features) -> [u8; 16] {
     crate::aes::PadLeaf::best(features).pad(key.k(), nonce)
@@ -232,7 +232,7 @@ pub fn authenticate(key: &Key, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> [u8
         // backend's, which every backend runs below its vector threshold.
         super::backend::soft::short_tag(key.r(), &s, message)
     } else {
-        whole_message(State::new(key.r(), features), &s, message, &Precomputed::None)
+        whole_message(State::select(key.r(), features), &s, message, &Precomputed::None)
     };
     s.zeroize();
     tag
@@ -273,7 +273,7 @@ pub fn authenticate_parallel(
     }
     let features = Features::detect();
     let mut s = one_shot_pad(key, nonce, features);
-    let mut state = State::new(key.r(), features);
+    let mut state = State::select(key.r(), features);
     let pre = state.precompute();
     let tag = parallel::tag_runs(&state, &pre, key.r(), &s, message, &ends, threads);
     state.wipe();

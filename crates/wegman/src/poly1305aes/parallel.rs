@@ -17,7 +17,7 @@ use std::num::NonZeroUsize;
 use zeroize::Zeroize;
 
 use super::backend::soft;
-use super::backend::{Precomputed, State};
+use super::backend::{Dispatch, Precomputed, State};
 use super::field::{add44, from_h64, mul44, pow44, r44, to_h64};
 use super::poly1305::absorb_last;
 pub use crate::parallel::Fill;
@@ -54,7 +54,7 @@ pub(crate) fn plan(len: usize, threads: NonZeroUsize) -> (Vec<usize>, usize) {
 fn run_h(start: &State, pre: &Precomputed, run: &[u8]) -> [u64; 3] {
     let mut state = start.clone();
     let full = run.len() & !15;
-    state.blocks(&run[..full], 1, pre);
+    state.absorb(&run[..full], 1, pre);
     absorb_last(&mut state, &run[full..]);
     let h = state.h();
     state.wipe();
@@ -181,7 +181,7 @@ mod tests {
     /// not, against the reference.
     fn check(r: &[u8; 16], s: &[u8; 16], message: &[u8], ends: &[usize], want: &[u8; 16]) {
         for features in levels() {
-            let start = State::new(r, features);
+            let start = State::select(r, features);
             for pre in [Precomputed::None, start.precompute()] {
                 for threads in [1, 3] {
                     let got = tag_runs(&start, &pre, r, s, message, ends, threads);
@@ -251,7 +251,7 @@ mod tests {
             Ok::<(), u64>(())
         };
         for features in levels() {
-            let start = State::new(&R_MAX, features);
+            let start = State::select(&R_MAX, features);
             let pre = start.precompute();
             let want = h_runs(&start, &pre, &R_MAX, &message, &[message.len()], 1);
             for threads in [1, 2, 4] {

@@ -9,7 +9,7 @@ use core::fmt;
 
 use zeroize::Zeroize;
 
-use super::backend::{Precomputed, State};
+use super::backend::{Dispatch, Precomputed, State};
 use super::key::check_r;
 use crate::cpu::Features;
 use crate::ct;
@@ -44,7 +44,7 @@ impl Poly1305 {
     /// Start Poly1305_r(·, s). Rejects an r that breaks §2.
     pub fn new(r: &[u8; 16], s: &[u8; 16]) -> Result<Self, Error> {
         check_r(r)?;
-        Ok(Self::from_state(State::new(r, Features::detect()), s))
+        Ok(Self::from_state(State::select(r, Features::detect()), s))
     }
 
     /// RFC 8439 layout: 32 bytes `r || s`, r clamped as the RFC prescribes.
@@ -54,7 +54,7 @@ impl Poly1305 {
         r.copy_from_slice(&key[..16]);
         s.copy_from_slice(&key[16..]);
         super::key::clamp(&mut r);
-        let me = Self::from_state(State::new(&r, Features::detect()), &s);
+        let me = Self::from_state(State::select(&r, Features::detect()), &s);
         r.zeroize();
         s.zeroize();
         me
@@ -70,7 +70,7 @@ impl Poly1305 {
     /// [`Features::every_level`]; [`Features::portable`] forces the portable one.
     pub fn with_features(r: &[u8; 16], s: &[u8; 16], features: Features) -> Result<Self, Error> {
         check_r(r)?;
-        Ok(Self::from_state(State::new(r, features), s))
+        Ok(Self::from_state(State::select(r, features), s))
     }
 
     /// Which backend this state runs on.
@@ -93,12 +93,12 @@ impl Poly1305 {
             if self.buf_len < 16 {
                 return;
             }
-            self.state.blocks(&self.buf, 1, pre);
+            self.state.absorb(&self.buf, 1, pre);
             self.buf_len = 0;
         }
         let full = data.len() & !15;
         if full > 0 {
-            self.state.blocks(&data[..full], 1, pre);
+            self.state.absorb(&data[..full], 1, pre);
         }
         let rest = &data[full..];
         self.buf[..rest.len()].copy_from_slice(rest);
@@ -109,7 +109,7 @@ impl Poly1305 {
     /// `universal-hash` integration.
     pub(crate) fn update_blocks(&mut self, blocks: &[u8]) {
         debug_assert!(self.buf_len == 0 && blocks.len().is_multiple_of(16));
-        self.state.blocks(blocks, 1, &Precomputed::None);
+        self.state.absorb(blocks, 1, &Precomputed::None);
     }
 
     /// The 16-byte authenticator. Consumes the state, which is then wiped.
@@ -140,7 +140,7 @@ pub(crate) fn absorb_last(state: &mut State, rest: &[u8]) {
         let mut last = [0u8; 16];
         last[..rest.len()].copy_from_slice(rest);
         last[rest.len()] = 1;
-        state.blocks(&last, 0, &Precomputed::None);
+        state.absorb(&last, 0, &Precomputed::None);
         last.zeroize();
     }
 }
@@ -150,7 +150,7 @@ pub(crate) fn absorb_last(state: &mut State, rest: &[u8]) {
 /// The state is wiped before returning.
 pub(crate) fn whole_message(mut state: State, s: &[u8; 16], message: &[u8], pre: &Precomputed) -> [u8; 16] {
     let full = message.len() & !15;
-    state.blocks(&message[..full], 1, pre);
+    state.absorb(&message[..full], 1, pre);
     absorb_last(&mut state, &message[full..]);
     let tag = state.finalize(s);
     state.wipe();

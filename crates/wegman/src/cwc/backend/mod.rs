@@ -25,6 +25,7 @@ mod x86_avx2;
 #[allow(unsafe_code)]
 mod x86_avx512ifma;
 
+pub(crate) use crate::backend::Dispatch;
 use crate::cpu::Features;
 use crate::platform::Platform;
 
@@ -45,10 +46,12 @@ pub(crate) enum HashKey {
     Avx2(soft::Powers, std::sync::OnceLock<Box<x86_avx2::Powers>>, crate::cpu::Avx2),
 }
 
-impl HashKey {
-    /// From Kh (< 2^127).
-    pub(crate) fn new(kh: u128, features: Features) -> Self {
-        let p = soft::Powers::new(kh);
+impl Dispatch for HashKey {
+    /// Kh (< 2^127).
+    type Seed<'a> = &'a u128;
+
+    fn select(kh: &u128, features: Features) -> Self {
+        let p = soft::Powers::new(*kh);
         #[cfg(target_arch = "x86_64")]
         if let Some(token) = features.avx512ifma() {
             return HashKey::Ifma(p, std::sync::OnceLock::new(), token);
@@ -61,6 +64,35 @@ impl HashKey {
         HashKey::Portable(p)
     }
 
+    fn platform(&self) -> Platform {
+        match self {
+            HashKey::Portable(_) => Platform::Portable,
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Ifma(..) => Platform::Avx512Ifma,
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Avx2(..) => Platform::Avx2,
+        }
+    }
+
+    fn wipe(&mut self) {
+        match self {
+            HashKey::Portable(p) => p.wipe(),
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Ifma(p, lanes, ..) => {
+                p.wipe();
+                // Dropping the lane powers wipes them.
+                drop(lanes.take());
+            }
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Avx2(p, lanes, ..) => {
+                p.wipe();
+                drop(lanes.take());
+            }
+        }
+    }
+}
+
+impl HashKey {
     /// Kh, canonical (combining the hashes of runs computed apart).
     pub(crate) fn kh(&self) -> u128 {
         match self {
@@ -90,17 +122,6 @@ impl HashKey {
         let _ = len;
     }
 
-    /// Which backend this key's hash runs on.
-    pub(crate) fn platform(&self) -> Platform {
-        match self {
-            HashKey::Portable(_) => Platform::Portable,
-            #[cfg(target_arch = "x86_64")]
-            HashKey::Ifma(..) => Platform::Avx512Ifma,
-            #[cfg(target_arch = "x86_64")]
-            HashKey::Avx2(..) => Platform::Avx2,
-        }
-    }
-
     /// R after the 12-byte chunks of `data` (a multiple of 12 bytes).
     /// Pre/post: R <= 2^127.
     #[inline]
@@ -124,23 +145,6 @@ impl HashKey {
                 let (run, rest) = data.split_at(data.len() - data.len() % 48);
                 let lanes = lanes.get_or_init(|| Box::new(x86_avx2::Powers::new(p)));
                 p.absorb(x86_avx2::absorb(*token, lanes, r, run), rest)
-            }
-        }
-    }
-
-    pub(crate) fn wipe(&mut self) {
-        match self {
-            HashKey::Portable(p) => p.wipe(),
-            #[cfg(target_arch = "x86_64")]
-            HashKey::Ifma(p, lanes, ..) => {
-                p.wipe();
-                // Dropping the lane powers wipes them.
-                drop(lanes.take());
-            }
-            #[cfg(target_arch = "x86_64")]
-            HashKey::Avx2(p, lanes, ..) => {
-                p.wipe();
-                drop(lanes.take());
             }
         }
     }

@@ -2,7 +2,8 @@
 //!
 //! A backend owns its form of the level keys (a SIMD backend may widen or
 //! interleave them) and offers three operations: take the next level's key
-//! words, hash whole blocks under one level's key, and wipe. [`Keys`] holds
+//! words (`push_level`), hash whole blocks under one level's key
+//! (`absorb`), and wipe. [`Keys`] holds
 //! the best backend the key's [`Features`] allow, chosen when the key was made;
 //! the `match` runs once per run of blocks, never per block.
 //!
@@ -13,7 +14,7 @@
 //!   22-bit limb products), on CPUs without IFMA.
 //! - `x86_avx512ifma.rs`: AVX-512 IFMA for MMH64 and MMH64x2.
 //!
-//! The key words are the portable backend's; only `compress` differs.
+//! The key words are the portable backend's; only `absorb` differs.
 
 mod soft;
 #[cfg(target_arch = "x86_64")]
@@ -27,6 +28,7 @@ mod x86_avx2_64;
 mod x86_avx512ifma;
 
 use super::alg::Alg;
+pub(crate) use crate::backend::Dispatch;
 use crate::cpu::Features;
 use crate::platform::Platform;
 
@@ -44,9 +46,12 @@ pub(crate) enum Keys {
     Avx512Ifma(soft::Keys, crate::cpu::Avx512Ifma),
 }
 
-impl Keys {
+impl Dispatch for Keys {
+    /// The algorithm (its word size decides the leaf).
+    type Seed<'a> = Alg;
+
     /// No levels yet; add them with [`Keys::push_level`].
-    pub(crate) fn new(alg: Alg, features: Features) -> Self {
+    fn select(alg: Alg, features: Features) -> Self {
         #[cfg(target_arch = "x86_64")]
         match (alg.word_bytes(), features.avx2(), features.avx512ifma()) {
             (4, Some(token), _) => return Keys::Avx2(soft::Keys::new(alg), token),
@@ -60,7 +65,7 @@ impl Keys {
         Keys::Portable(soft::Keys::new(alg))
     }
 
-    pub(crate) fn platform(&self) -> Platform {
+    fn platform(&self) -> Platform {
         match self {
             Keys::Portable(_) => Platform::Portable,
             #[cfg(target_arch = "x86_64")]
@@ -70,6 +75,16 @@ impl Keys {
         }
     }
 
+    fn wipe(&mut self) {
+        self.words_mut().wipe();
+        #[cfg(target_arch = "x86_64")]
+        if let Keys::Avx2Mmh64(_, limbs, _) = self {
+            limbs.wipe();
+        }
+    }
+}
+
+impl Keys {
     /// The portable form of the key words, which every backend keeps.
     #[inline]
     fn words(&self) -> &soft::Keys {
@@ -105,9 +120,10 @@ impl Keys {
         }
     }
 
-    /// Hash whole blocks under level `level`'s key, w bytes out per block.
+    /// Absorb whole blocks of level `level`'s input under its key, writing
+    /// w bytes of the next level's input per block.
     #[inline]
-    pub(crate) fn compress(&self, level: usize, blocks: &[u8], out: &mut [u8]) {
+    pub(crate) fn absorb(&self, level: usize, blocks: &[u8], out: &mut [u8]) {
         match self {
             Keys::Portable(k) => k.compress(level, blocks, out),
             #[cfg(target_arch = "x86_64")]
@@ -125,14 +141,6 @@ impl Keys {
                 Some(x) => x86_avx512ifma::compress64(*token, k.alg(), x, blocks, out),
                 None => k.compress(level, blocks, out),
             },
-        }
-    }
-
-    pub(crate) fn wipe(&mut self) {
-        self.words_mut().wipe();
-        #[cfg(target_arch = "x86_64")]
-        if let Keys::Avx2Mmh64(_, limbs, _) = self {
-            limbs.wipe();
         }
     }
 }

@@ -29,6 +29,7 @@ mod x86_avx2;
 #[allow(unsafe_code)]
 pub(crate) mod x86_avx512ifma;
 
+pub(crate) use crate::backend::Dispatch;
 use crate::cpu::Features;
 use crate::platform::Platform;
 
@@ -75,11 +76,14 @@ impl Precomputed {
     }
 }
 
-impl State {
-    /// Backend state for a valid r (§2 restrictions already checked): the
-    /// best backend `features` allow. A SIMD backend computes its powers of
-    /// r only when an input long enough to repay them arrives.
-    pub(crate) fn new(r: &[u8; 16], features: Features) -> Self {
+impl Dispatch for State {
+    /// A valid r (§2 restrictions already checked).
+    type Seed<'a> = &'a [u8; 16];
+
+    /// Backend state for r: the best backend `features` allow. A SIMD
+    /// backend computes its powers of r only when an input long enough to
+    /// repay them arrives.
+    fn select(r: &[u8; 16], features: Features) -> Self {
         if features.prefers_float64() {
             return State::Float64(float64::State::new(r));
         }
@@ -95,6 +99,30 @@ impl State {
         State::Portable(soft::State::new(r))
     }
 
+    fn platform(&self) -> Platform {
+        match self {
+            State::Portable(_) => Platform::Portable,
+            State::Float64(_) => Platform::Float64,
+            #[cfg(target_arch = "x86_64")]
+            State::Avx2(_) => Platform::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            State::Ifma(_) => Platform::Avx512Ifma,
+        }
+    }
+
+    fn wipe(&mut self) {
+        match self {
+            State::Portable(s) => s.wipe(),
+            State::Float64(s) => s.wipe(),
+            #[cfg(target_arch = "x86_64")]
+            State::Avx2(s) => s.wipe(),
+            #[cfg(target_arch = "x86_64")]
+            State::Ifma(s) => s.wipe(),
+        }
+    }
+}
+
+impl State {
     /// What the backend can precompute per key (powers of r), for a key
     /// that will authenticate many messages.
     pub(crate) fn precompute(&self) -> Precomputed {
@@ -107,22 +135,11 @@ impl State {
         }
     }
 
-    pub(crate) fn platform(&self) -> Platform {
-        match self {
-            State::Portable(_) => Platform::Portable,
-            State::Float64(_) => Platform::Float64,
-            #[cfg(target_arch = "x86_64")]
-            State::Avx2(_) => Platform::Avx2,
-            #[cfg(target_arch = "x86_64")]
-            State::Ifma(_) => Platform::Avx512Ifma,
-        }
-    }
-
     /// Absorb whole 16-byte blocks; `hibit` is 1 for message chunks and 0 for
     /// an already padded final partial chunk. `pre` is this key's
     /// precomputation, or [`Precomputed::None`].
     #[inline]
-    pub(crate) fn blocks(&mut self, blocks: &[u8], hibit: u64, pre: &Precomputed) {
+    pub(crate) fn absorb(&mut self, blocks: &[u8], hibit: u64, pre: &Precomputed) {
         match self {
             State::Portable(s) => s.blocks(blocks, hibit),
             State::Float64(s) => s.blocks(blocks, hibit),
@@ -172,15 +189,33 @@ impl State {
             State::Ifma(st) => st.h(),
         }
     }
+}
 
-    pub(crate) fn wipe(&mut self) {
-        match self {
-            State::Portable(s) => s.wipe(),
-            State::Float64(s) => s.wipe(),
-            #[cfg(target_arch = "x86_64")]
-            State::Avx2(s) => s.wipe(),
-            #[cfg(target_arch = "x86_64")]
-            State::Ifma(s) => s.wipe(),
+/// The tags of eight messages of one length under eight keys (r, pad),
+/// their polynomials in the eight lanes of the best backend `features`
+/// allow that has them (IFMA), final reduction and pad included; `None`
+/// where none does or the length would not repay it (then each message
+/// runs on its own). Batches come here rather than to a leaf.
+pub(crate) fn tags8(
+    features: Features,
+    r: &[[u8; 16]; 8],
+    pads: &[[u8; 16]; 8],
+    msgs: &[&[u8]; 8],
+) -> Option<[[u8; 16]; 8]> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(token) = features.avx512ifma() {
+        let len = msgs[0].len();
+        // One block per lane does not repay the transposes (measured: even
+        // against the per-item path at 16 bytes); two or more do.
+        if len > 16 && len <= x86_avx512ifma::BATCH_MAX_BYTES && msgs.iter().all(|m| m.len() == len) {
+            return Some(x86_avx512ifma::tags8(token, r, pads, msgs));
         }
     }
+    let _ = (features, r, pads, msgs);
+    None
+}
+
+/// What [`tags8`] runs on with `features`, as a label.
+pub(crate) fn lanes8_name(features: Features) -> &'static str {
+    if cfg!(target_arch = "x86_64") && features.avx512ifma().is_some() { "ifma-lanes" } else { "per-item" }
 }
