@@ -1,4 +1,4 @@
-//! `vpmuludq` as one instruction, for the AVX2 leaves (Poly1305, MMH,
+//! `vpmuludq` as one instruction (register or memory operand), for the AVX2 leaves (Poly1305, MMH,
 //! CWC-HASH), and the 5×5-limb radix-2^26 product Poly1305's and CWC-HASH's
 //! AVX2 leaves share.
 //!
@@ -21,6 +21,23 @@ pub(crate) fn mul32(a: __m256i, b: __m256i) -> __m256i {
     unsafe {
         core::arch::asm!("vpmuludq {r}, {a}, {b}", r = lateout(ymm_reg) r, a = in(ymm_reg) a, b = in(ymm_reg) b,
             options(pure, nomem, nostack, preserves_flags));
+    }
+    r
+}
+
+/// [`mul32`] with `b` read from memory, the load folded into the multiply
+/// (for a leaf whose multipliers outnumber the registers).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn mul32_mem(a: __m256i, b: &[u64; 4]) -> __m256i {
+    let r;
+    // SAFETY: reads the 32 bytes `b` refers to (a live, readable reference;
+    // VEX-encoded `vpmuludq` needs no alignment) and touches nothing else (no
+    // stack, no flags); `#[target_feature(enable = "avx2")]` makes this
+    // callable only from code that is itself entered with an `Avx2` token.
+    unsafe {
+        core::arch::asm!("vpmuludq {r}, {a}, ymmword ptr [{b}]", r = lateout(ymm_reg) r, a = in(ymm_reg) a,
+            b = in(reg) b.as_ptr(), options(pure, readonly, nostack, preserves_flags));
     }
     r
 }

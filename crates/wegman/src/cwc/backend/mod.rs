@@ -10,9 +10,9 @@
 //!   least 192 bytes (two groups of eight coefficients); shorter runs and
 //!   the rest of a run go portable.
 //!
-//! - `x86_avx2.rs`: two sets of four lanes of radix-2^26 limbs for runs of
-//!   at least 192 bytes, on CPUs with AVX2 but no IFMA; the rest of a run
-//!   goes portable.
+//! - `x86_avx2.rs`: four lanes of radix-2^26 limbs, each coefficient
+//!   multiplied by its own precomputed power, for runs of at least 192
+//!   bytes, on CPUs with AVX2 but no IFMA; the rest of a run goes portable.
 //!
 //! CWC-CTR's keystream for long runs of whole blocks comes from the AES
 //! layer (`crate::aes`: AES-NI, VAES-256 or VAES-512; `cipher.rs` asks it).
@@ -42,7 +42,8 @@ pub(crate) enum HashKey {
     /// moved around by value stays small.
     Ifma(soft::Powers, std::sync::OnceLock<Box<x86_avx512ifma::Powers>>, crate::cpu::Avx512Ifma),
     #[cfg(target_arch = "x86_64")]
-    /// As `Ifma`, with four lanes of 26-bit limbs (Kh^1 … Kh^8).
+    /// As `Ifma`, with four lanes of 26-bit limbs (Kh^1 … Kh^64, each
+    /// coefficient of a block under its own power).
     Avx2(soft::Powers, std::sync::OnceLock<Box<x86_avx2::Powers>>, crate::cpu::Avx2),
 }
 
@@ -143,7 +144,7 @@ impl HashKey {
                     return p.absorb(r, data);
                 }
                 let (run, rest) = data.split_at(data.len() - data.len() % 48);
-                let lanes = lanes.get_or_init(|| Box::new(x86_avx2::Powers::new(p)));
+                let lanes = lanes.get_or_init(|| Box::new(x86_avx2::Powers::new(*token, p)));
                 p.absorb(x86_avx2::absorb(*token, lanes, r, run), rest)
             }
         }
