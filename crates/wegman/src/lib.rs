@@ -43,6 +43,7 @@ mod error;
 mod frame;
 #[cfg(target_arch = "x86_64")]
 mod ifma44;
+mod lazy;
 pub mod mmh;
 pub mod parallel;
 pub mod platform;

@@ -43,8 +43,11 @@ pub(crate) enum HashKey {
     Ifma(soft::Powers, std::sync::OnceLock<Box<x86_avx512ifma::Powers>>, crate::cpu::Avx512Ifma),
     #[cfg(target_arch = "x86_64")]
     /// As `Ifma`, with four lanes of 26-bit limbs (Kh^1 … Kh^64, each
-    /// coefficient of a block under its own power).
-    Avx2(soft::Powers, std::sync::OnceLock<Box<x86_avx2::Powers>>, crate::cpu::Avx2),
+    /// coefficient of a block under its own power). The lane powers are
+    /// built once the key has offered the lanes
+    /// [`x86_avx2::BUILD_AFTER_BYTES`] (`crate::lazy`); runs before that go
+    /// portable.
+    Avx2(soft::Powers, std::sync::OnceLock<Box<x86_avx2::Powers>>, crate::cpu::Avx2, crate::lazy::Offered),
 }
 
 impl Dispatch for HashKey {
@@ -59,7 +62,7 @@ impl Dispatch for HashKey {
         }
         #[cfg(target_arch = "x86_64")]
         if let Some(token) = features.avx2() {
-            return HashKey::Avx2(p, std::sync::OnceLock::new(), token);
+            return HashKey::Avx2(p, std::sync::OnceLock::new(), token, Default::default());
         }
         let _ = features;
         HashKey::Portable(p)
@@ -114,7 +117,7 @@ impl HashKey {
             crate::prefetch::lines(&**p);
         }
         #[cfg(target_arch = "x86_64")]
-        if let HashKey::Avx2(_, lanes, _) = self
+        if let HashKey::Avx2(_, lanes, ..) = self
             && len >= x86_avx2::MIN_BYTES
             && let Some(p) = lanes.get()
         {
@@ -139,12 +142,18 @@ impl HashKey {
                 p.absorb(x86_avx512ifma::absorb(*token, lanes, r, run), rest)
             }
             #[cfg(target_arch = "x86_64")]
-            HashKey::Avx2(p, lanes, token) => {
+            HashKey::Avx2(p, lanes, token, offered) => {
                 if data.len() < x86_avx2::MIN_BYTES {
                     return p.absorb(r, data);
                 }
+                let lanes = match lanes.get() {
+                    Some(l) => l,
+                    None if offered.reaches(data.len(), x86_avx2::BUILD_AFTER_BYTES) => {
+                        lanes.get_or_init(|| x86_avx2::Powers::new(*token, p))
+                    }
+                    None => return p.absorb(r, data),
+                };
                 let (run, rest) = data.split_at(data.len() - data.len() % 48);
-                let lanes = lanes.get_or_init(|| Box::new(x86_avx2::Powers::new(*token, p)));
                 p.absorb(x86_avx2::absorb(*token, lanes, r, run), rest)
             }
         }

@@ -36,10 +36,10 @@
 //! top 32 bits); `unpacklo/hi` gather them, lanes in chunk order 0, 2, 1, 3.
 //! Group g of 16 (chunk c of it is coefficient 4g + c of a full block) has
 //! the powers Kh^(64−4g−c) in that lane order: Kh^(64−4g), Kh^(62−4g),
-//! Kh^(63−4g), Kh^(61−4g); group 15's are Kh^4, Kh^2, Kh^3, Kh^1, and each
-//! group's are the next one's times Kh^4, computed with these same lanes
-//! when the key first meets a long run (4.5 KiB per key). Kh^(4r) is lane 0
-//! of group 16 − r.
+//! Kh^(63−4g), Kh^(61−4g); group 15's are Kh^4, Kh^2, Kh^3, Kh^1, and group
+//! g's are group g + j's times Kh^(4j), computed with these same lanes when
+//! the key first meets a long run (4.5 KiB per key, [`Powers::new`]). Kh^(4r)
+//! is lane 0 of group 16 − r.
 //!
 //! # Arithmetic
 //! x = Σ x_i·2^(26i), i = 0..5. 2^130 = 8·2^127 ≡ 8, so with s_j = 8·k_j
@@ -106,9 +106,17 @@ struct Group([[u64; 4]; 9]);
 #[derive(Clone)]
 pub(crate) struct Powers([Group; GROUPS]);
 
+/// A key's lanes repay building [`Powers`] (about 700 TSC ticks on an Intel
+/// Xeon, 6/167, with its allocation and wipe) once it has hashed this many
+/// bytes in runs the lanes could take: there the portable code took 0.72
+/// ticks/B and the lanes 0.36. A key used once for a short message never
+/// builds them (`HashKey::absorb` counts).
+pub(crate) const BUILD_AFTER_BYTES: usize = 2048;
+
 impl Drop for Powers {
     fn drop(&mut self) {
         use zeroize::Zeroize;
+        // (32-byte volatile vector stores measured slower than this.)
         self.0.iter_mut().for_each(|g| g.0.as_flattened_mut().zeroize());
     }
 }
@@ -119,36 +127,56 @@ fn limbs(x: u128) -> [u64; 5] {
 }
 
 impl Powers {
-    /// From Kh^1 … Kh^4 (canonical) of the portable backend.
-    pub(crate) fn new(token: Avx2, p: &soft::Powers) -> Self {
+    /// From Kh^1 … Kh^4 (canonical) of the portable backend, written
+    /// straight into their heap block (4.5 KiB: no copy through the stack).
+    pub(crate) fn new(token: Avx2, p: &soft::Powers) -> Box<Self> {
+        let mut out = Box::<Powers>::new_uninit();
         // SAFETY: `token` is an `Avx2`, which `crate::cpu` hands out only
-        // after detecting AVX2 on this CPU.
-        unsafe { powers(token, p) }
+        // after detecting AVX2 on this CPU; `out` is a live allocation for
+        // one `Powers`.
+        unsafe { powers(token, p, out.as_mut_ptr()) };
+        // SAFETY: `powers` wrote every row of every group (plain integers).
+        unsafe { out.assume_init() }
     }
 }
 
-/// The last group's powers (Kh^4, Kh^2, Kh^3, Kh^1), and each group's before it as
-/// the next one's times Kh^4, in the lanes.
+/// The last group's powers (Kh^4, Kh^2, Kh^3, Kh^1), and every other
+/// group's from it: group 14 steps by Kh^4, groups 13 and 12 by Kh^8 (from
+/// 15 and 14), then each group g < 12 is group g + 4's times Kh^16, so four
+/// products are independent at each step (5 steps in a chain, not 15).
+/// Every row of `out` is written.
+///
+/// # Safety
+/// AVX2 present; `out` valid for writing one `Powers`.
 #[target_feature(enable = "avx2")]
-fn powers(_proof: Avx2, p: &soft::Powers) -> Powers {
+unsafe fn powers(_proof: Avx2, p: &soft::Powers, out: *mut Powers) {
     use zeroize::Zeroize;
+    const { assert!(GROUPS == 16) };
     let mut k = p.all().map(limbs);
     let lane = |i: usize| _mm256_set_epi64x(k[0][i] as i64, k[2][i] as i64, k[1][i] as i64, k[3][i] as i64);
-    let mut v: Limbs = core::array::from_fn(lane);
-    let (k4, s4) = broadcast(&k[3]);
-    let mut out = Powers(core::array::from_fn(|_| Group([[0; 4]; 9])));
-    for g in (0..GROUPS).rev() {
-        if g + 1 < GROUPS {
-            v = carry(mul(&v, &k4, &s4));
-        }
-        for (i, dst) in out.0[g].0.iter_mut().enumerate() {
-            let x = if i < 5 { v[i] } else { _mm256_slli_epi64::<3>(v[i - 4]) };
-            // SAFETY: `dst` is 32 writable bytes.
-            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), x) };
+    let mut v: [Limbs; GROUPS] = [[_mm256_setzero_si256(); 5]; GROUPS];
+    v[15] = core::array::from_fn(lane);
+    let times = |x: &Limbs, (k, s): &(Limbs, [__m256i; 4])| carry(mul(x, k, s));
+    // Kh^e broadcast from lane 0 of group 16 − e/4 (limbs at rest, < 2^32)
+    let lane0 = |x: &Limbs| broadcast(&x.map(|l| _mm256_cvtsi256_si32(l) as u32 as u64));
+    let k4 = broadcast(&k[3]);
+    v[14] = times(&v[15], &k4);
+    let k8 = lane0(&v[14]);
+    v[13] = times(&v[15], &k8);
+    v[12] = times(&v[14], &k8);
+    let k16 = lane0(&v[12]);
+    for g in (0..12).rev() {
+        v[g] = times(&v[g + 4], &k16);
+    }
+    for (g, x) in v.iter().enumerate() {
+        for i in 0..9 {
+            let y = if i < 5 { x[i] } else { _mm256_slli_epi64::<3>(x[i - 4]) };
+            // SAFETY: row i of group g of `*out`: 32 writable bytes (the
+            // caller's precondition), written without reading.
+            unsafe { _mm256_storeu_si256((&raw mut (*out).0[g].0[i]).cast(), y) };
         }
     }
     k.as_flattened_mut().zeroize();
-    out
 }
 
 /// R after absorbing the 12-byte chunks of `data` (a multiple of 48 bytes,
@@ -323,7 +351,7 @@ mod tests {
     #[test]
     fn dropping_powers_zeroes_them() {
         let Some(token) = crate::cpu::Features::detect().avx2() else { return };
-        let powers = Powers::new(token, &soft::Powers::new(0x1234_5678_9abc_def0_0fed_cba9_8765_4321));
+        let powers = *Powers::new(token, &soft::Powers::new(0x1234_5678_9abc_def0_0fed_cba9_8765_4321));
         assert!(
             powers.0.iter().all(|g| g.0.iter().all(|l| l.iter().any(|&x| x != 0))),
             "every power has a limb to zero"
