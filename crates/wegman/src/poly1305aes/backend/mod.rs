@@ -62,15 +62,15 @@ pub(crate) enum State {
 
 impl Precomputed {
     /// Start loading a key's precomputed powers into the cache if a run of
-    /// `len` bytes will use them (a cold key among many: the IFMA lanes
-    /// read most of them only at the end).
+    /// `len` bytes will use them (a cold key among many: the lanes read
+    /// most of them only at the end).
     #[inline]
     pub(crate) fn prefetch_for(&self, len: usize) {
         #[cfg(target_arch = "x86_64")]
-        if let Precomputed::Ifma(p) = self
-            && len >= x86_avx512ifma::PRECOMPUTED_MIN_BYTES
-        {
-            p.prefetch();
+        match self {
+            Precomputed::Ifma(p) if len >= x86_avx512ifma::PRECOMPUTED_MIN_BYTES => p.prefetch(),
+            Precomputed::Avx2(p) if len >= x86_avx2::PRECOMPUTED_MIN_BYTES => crate::prefetch::lines(p),
+            _ => {}
         }
         let _ = len;
     }
