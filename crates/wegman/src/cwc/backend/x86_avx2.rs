@@ -37,9 +37,9 @@
 //! Group g of 16 (chunk c of it is coefficient 4g + c of a full block) has
 //! the powers Kh^(64−4g−c) in that lane order: Kh^(64−4g), Kh^(62−4g),
 //! Kh^(63−4g), Kh^(61−4g); group 15's are Kh^4, Kh^2, Kh^3, Kh^1, and group
-//! g's are group g + j's times Kh^(4j), computed with these same lanes when
-//! the key first meets a long run (4.5 KiB per key, [`Powers::new`]). Kh^(4r)
-//! is lane 0 of group 16 − r.
+//! g's are group g + j's times Kh^(4j), computed with these same lanes once
+//! the key has offered them [`BUILD_AFTER_BYTES`] (4.5 KiB per key,
+//! [`Powers::new`]). Kh^(4r) is lane 0 of group 16 − r.
 //!
 //! # Arithmetic
 //! x = Σ x_i·2^(26i), i = 0..5. 2^130 = 8·2^127 ≡ 8, so with s_j = 8·k_j
