@@ -353,6 +353,39 @@ mod tests {
     use super::*;
     use crate::cpu::Features;
 
+    /// The counter-mode leaf's round keys are expanded on the run that
+    /// brings the bytes offered to it to `CTR_BUILD_AFTER_BYTES`, not
+    /// before, and the keystream is the same on both sides of it.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn ctr_round_keys_are_expanded_once_the_key_has_offered_enough() {
+        let Some(features) = Features::detect().every_level().into_iter().rfind(|f| f.aesni().is_some()) else {
+            return; // no AES-NI here (or capped below it)
+        };
+        let cipher = Cipher::new(&[9u8; 16], features).unwrap();
+        let reference = Cipher::new(&[9u8; 16], Features::portable()).unwrap();
+        let built = |c: &Cipher| c.wide.as_ref().is_some_and(|w| w.keys.get().is_some());
+        let nonce = [0x3c; 11];
+        let (mut offered, run) = (0, 400);
+        let mut first = 0u64;
+        let mut step = |c: &Cipher| {
+            let mut got = vec![0x77u8; run];
+            let mut want = got.clone();
+            Ctr::at_block(&nonce, first).apply(c, &mut got);
+            Ctr::at_block(&nonce, first).apply(&reference, &mut want);
+            assert_eq!(got, want);
+            first += (run / 16) as u64;
+        };
+        while offered + run < CTR_BUILD_AFTER_BYTES {
+            step(&cipher);
+            offered += run;
+            assert!(!built(&cipher), "expanded after {offered} bytes");
+        }
+        step(&cipher);
+        assert!(built(&cipher), "not expanded after {} bytes", offered + run);
+        step(&cipher);
+    }
+
     #[test]
     fn apply_into_writes_what_apply_computes_at_every_split() {
         let data: Vec<u8> = (0..1200u32).map(|i| (i * 37 + 11) as u8).collect();

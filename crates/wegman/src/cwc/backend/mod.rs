@@ -161,3 +161,39 @@ impl HashKey {
 }
 
 pub(crate) use soft::canonical;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The AVX2 lane powers are built on the run that brings the bytes a key
+    /// has offered the lanes to `BUILD_AFTER_BYTES`, not before (runs
+    /// shorter than the lanes take are not counted), and the hash is the
+    /// same on both sides of it.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_lane_powers_are_built_once_the_key_has_offered_enough() {
+        let Some(avx2) = Features::detect().every_level().into_iter().find(|f| f.tier().starts_with("avx2")) else {
+            return; // no AVX2 here (or capped below it)
+        };
+        let kh = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128 >> 1;
+        let key = HashKey::select(&kh, avx2);
+        let built = |k: &HashKey| matches!(k, HashKey::Avx2(_, lanes, ..) if lanes.get().is_some());
+        let soft = soft::Powers::new(kh);
+        let short = vec![0xa5u8; x86_avx2::MIN_BYTES - 12];
+        let run = vec![0x5au8; 480];
+        let mut offered = 0;
+        for _ in 0..50 {
+            assert_eq!(key.absorb(7, &short), soft.absorb(7, &short));
+        }
+        assert!(!built(&key), "runs the lanes do not take are not counted");
+        while offered + run.len() < x86_avx2::BUILD_AFTER_BYTES {
+            assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
+            offered += run.len();
+            assert!(!built(&key), "built after {offered} bytes");
+        }
+        assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
+        assert!(built(&key), "not built after {} bytes", offered + run.len());
+        assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
+    }
+}
