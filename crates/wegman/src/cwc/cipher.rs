@@ -35,8 +35,7 @@ struct Wide {
     /// heap copy to wipe).
     key: [u8; 32],
     /// Boxed: a key that never needs them carries (and moves) 8 bytes, not 240.
-    keys: std::sync::OnceLock<Box<crate::aes::RoundKeys>>,
-    offered: crate::lazy::Offered,
+    keys: crate::lazy::Lazy<crate::aes::RoundKeys>,
 }
 
 /// Bytes after which a key's counter-mode leaf is set up. On an Intel Xeon
@@ -75,7 +74,7 @@ impl Cipher {
         };
         #[cfg(target_arch = "x86_64")]
         let wide = crate::aes::CtrLeaf::best(features).map(|leaf| {
-            let mut w = Wide { leaf, key: [0; 32], keys: std::sync::OnceLock::new(), offered: Default::default() };
+            let mut w = Wide { leaf, key: [0; 32], keys: Default::default() };
             w.key[..key.len()].copy_from_slice(key);
             w
         });
@@ -98,7 +97,7 @@ impl Cipher {
             if len >= w.leaf.min_bytes()
                 && let Some(k) = w.keys.get()
             {
-                crate::prefetch::lines(&**k);
+                crate::prefetch::lines(k);
             }
         }
         let _ = len;
@@ -151,13 +150,8 @@ impl Cipher {
         if let Some(w) = &self.wide {
             let n = data.len() & !15;
             if n >= w.leaf.min_bytes() {
-                let keys = match w.keys.get() {
-                    Some(k) => k,
-                    None if w.offered.reaches(n, CTR_BUILD_AFTER_BYTES) => {
-                        w.keys.get_or_init(|| Box::new(w.leaf.schedule(&w.key[..self.key_bytes()])))
-                    }
-                    None => return 0,
-                };
+                let schedule = || Box::new(w.leaf.schedule(&w.key[..self.key_bytes()]));
+                let Some(keys) = w.keys.offer(n, CTR_BUILD_AFTER_BYTES, schedule) else { return 0 };
                 let first = u32::try_from(first).expect("the mode's limit keeps counters below 2^32");
                 let mut prefix = [0u8; 12];
                 prefix[0] = 0x80;

@@ -47,7 +47,7 @@ pub(crate) enum HashKey {
     /// built once the key has offered the lanes
     /// [`x86_avx2::BUILD_AFTER_BYTES`] (`crate::lazy`); runs before that go
     /// portable.
-    Avx2(soft::Powers, std::sync::OnceLock<Box<x86_avx2::Powers>>, crate::cpu::Avx2, crate::lazy::Offered),
+    Avx2(soft::Powers, crate::lazy::Lazy<x86_avx2::Powers>, crate::cpu::Avx2),
 }
 
 impl Dispatch for HashKey {
@@ -62,7 +62,7 @@ impl Dispatch for HashKey {
         }
         #[cfg(target_arch = "x86_64")]
         if let Some(token) = features.avx2() {
-            return HashKey::Avx2(p, std::sync::OnceLock::new(), token, Default::default());
+            return HashKey::Avx2(p, Default::default(), token);
         }
         let _ = features;
         HashKey::Portable(p)
@@ -90,7 +90,7 @@ impl Dispatch for HashKey {
             #[cfg(target_arch = "x86_64")]
             HashKey::Avx2(p, lanes, ..) => {
                 p.wipe();
-                drop(lanes.take());
+                lanes.clear();
             }
         }
     }
@@ -121,7 +121,7 @@ impl HashKey {
             && len >= x86_avx2::MIN_BYTES
             && let Some(p) = lanes.get()
         {
-            crate::prefetch::lines(&**p);
+            crate::prefetch::lines(p);
         }
         let _ = len;
     }
@@ -142,16 +142,14 @@ impl HashKey {
                 p.absorb(x86_avx512ifma::absorb(*token, lanes, r, run), rest)
             }
             #[cfg(target_arch = "x86_64")]
-            HashKey::Avx2(p, lanes, token, offered) => {
+            HashKey::Avx2(p, lanes, token) => {
                 if data.len() < x86_avx2::MIN_BYTES {
                     return p.absorb(r, data);
                 }
-                let lanes = match lanes.get() {
-                    Some(l) => l,
-                    None if offered.reaches(data.len(), x86_avx2::BUILD_AFTER_BYTES) => {
-                        lanes.get_or_init(|| x86_avx2::Powers::new(*token, p))
-                    }
-                    None => return p.absorb(r, data),
+                let Some(lanes) =
+                    lanes.offer(data.len(), x86_avx2::BUILD_AFTER_BYTES, || x86_avx2::Powers::new(*token, p))
+                else {
+                    return p.absorb(r, data);
                 };
                 let (run, rest) = data.split_at(data.len() - data.len() % 48);
                 p.absorb(x86_avx2::absorb(*token, lanes, r, run), rest)

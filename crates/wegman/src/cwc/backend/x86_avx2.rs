@@ -158,13 +158,13 @@ unsafe fn powers(_proof: Avx2, p: &soft::Powers, out: *mut Powers) {
     v[15] = core::array::from_fn(lane);
     let times = |x: &Limbs, (k, s): &(Limbs, [__m256i; 4])| carry(mul(x, k, s));
     // Kh^e broadcast from lane 0 of group 16 − e/4 (limbs at rest, < 2^32)
-    let lane0 = |x: &Limbs| broadcast(&x.map(|l| _mm256_cvtsi256_si32(l) as u32 as u64));
+    let splat_lane0 = |x: &Limbs| broadcast(&x.map(|l| _mm256_cvtsi256_si32(l) as u32 as u64));
     let k4 = broadcast(&k[3]);
     v[14] = times(&v[15], &k4);
-    let k8 = lane0(&v[14]);
+    let k8 = splat_lane0(&v[14]);
     v[13] = times(&v[15], &k8);
     v[12] = times(&v[14], &k8);
-    let k16 = lane0(&v[12]);
+    let k16 = splat_lane0(&v[12]);
     for g in (0..12).rev() {
         v[g] = times(&v[g + 4], &k16);
     }
@@ -326,18 +326,14 @@ fn block(p: &Powers, v: Limbs, data: &[u8]) -> Limbs {
 }
 
 /// Runs of whole groups (a multiple of 48 bytes, at least [`MIN_BYTES`]):
-/// full blocks, then the rest as one shorter block.
+/// full blocks, the last one shorter if the run ends inside a block.
 #[target_feature(enable = "avx2")]
 fn blocks(_proof: Avx2, p: &Powers, r: u128, data: &[u8]) -> u128 {
     // Spill slots on their alignment wherever the stack lands (crate::frame).
     let _frame = crate::frame::Align64::pin();
-    let (full, rest) = data.split_at(data.len() - data.len() % BLOCK);
     let mut v = lane0(r);
-    for b in full.chunks_exact(BLOCK) {
+    for b in data.chunks(BLOCK) {
         v = block(p, v, b);
-    }
-    if !rest.is_empty() {
-        v = block(p, v, rest);
     }
     lane_sum(v)
 }
