@@ -112,14 +112,9 @@ fn lanes(chunk: &[Item<'_>], features: Features, pads: &[[u8; 16]; LANES], out: 
     if chunk.len() != LANES {
         return false;
     }
-    let mut r = [[0u8; 16]; LANES];
-    for (ri, item) in r.iter_mut().zip(chunk) {
-        *ri = *item.key.r();
-    }
+    let r = core::array::from_fn(|i| chunk[i].key.r());
     let msgs: [&[u8]; LANES] = core::array::from_fn(|i| chunk[i].message);
-    let tags = tags8(features, &r, pads, &msgs);
-    r.zeroize();
-    match tags {
+    match tags8(features, r, pads, &msgs) {
         Some(t) => {
             out.copy_from_slice(&t);
             true

@@ -198,7 +198,7 @@ impl State {
 /// runs on its own). Batches come here rather than to a leaf.
 pub(crate) fn tags8(
     features: Features,
-    r: &[[u8; 16]; 8],
+    r: [&[u8; 16]; 8],
     pads: &[[u8; 16]; 8],
     msgs: &[&[u8]; 8],
 ) -> Option<[[u8; 16]; 8]> {
@@ -208,7 +208,11 @@ pub(crate) fn tags8(
         // One block per lane does not repay the transposes (measured: even
         // against the per-item path at 16 bytes); two or more do.
         if len > 16 && len <= x86_avx512ifma::BATCH_MAX_BYTES && msgs.iter().all(|m| m.len() == len) {
-            return Some(x86_avx512ifma::tags8(token, r, pads, msgs));
+            // the leaf's one copy of the eight r, wiped after it
+            let mut rs = r.map(|x| *x);
+            let tags = x86_avx512ifma::tags8(token, &rs, pads, msgs);
+            zeroize::Zeroize::zeroize(rs.as_flattened_mut());
+            return Some(tags);
         }
     }
     let _ = (features, r, pads, msgs);
