@@ -25,19 +25,26 @@ pub(crate) fn mul32(a: __m256i, b: __m256i) -> __m256i {
     r
 }
 
-/// [`mul32`] with `b` read from memory, the load folded into the multiply
-/// (for a leaf whose multipliers outnumber the registers).
+/// [`mul32`] with `b` the 32 bytes at byte offset `OFF` in `*base`, the
+/// load folded into the multiply as `[base + OFF]` (for a leaf whose
+/// multipliers outnumber the registers). One base register serves a whole
+/// table: a pointer operand per multiply made LLVM compute each address
+/// with its own `lea`, and those compete with the vector operations for
+/// the same ports (CWC-HASH on AVX2: 6 `lea`s per 48 bytes, ~6 % of its
+/// time on an Intel Xeon capped to AVX2).
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(crate) fn mul32_mem(a: __m256i, b: &[u64; 4]) -> __m256i {
+pub(crate) fn mul32_at<const OFF: usize, T>(a: __m256i, base: &T) -> __m256i {
+    const { assert!(OFF + 32 <= size_of::<T>()) };
     let r;
-    // SAFETY: reads the 32 bytes `b` refers to (a live, readable reference;
-    // VEX-encoded `vpmuludq` needs no alignment) and touches nothing else (no
-    // stack, no flags); `#[target_feature(enable = "avx2")]` makes this
-    // callable only from code that is itself entered with an `Avx2` token.
+    // SAFETY: reads the 32 bytes at `OFF` in `*base` (a live, readable
+    // reference; the const assertion keeps them inside it; VEX-encoded
+    // `vpmuludq` needs no alignment) and touches nothing else (no stack, no
+    // flags); `#[target_feature(enable = "avx2")]` makes this callable only
+    // from code that is itself entered with an `Avx2` token.
     unsafe {
-        core::arch::asm!("vpmuludq {r}, {a}, ymmword ptr [{b}]", r = lateout(ymm_reg) r, a = in(ymm_reg) a,
-            b = in(reg) b.as_ptr(), options(pure, readonly, nostack, preserves_flags));
+        core::arch::asm!("vpmuludq {r}, {a}, ymmword ptr [{b} + {off}]", r = lateout(ymm_reg) r, a = in(ymm_reg) a,
+            b = in(reg) core::ptr::from_ref(base), off = const OFF, options(pure, readonly, nostack, preserves_flags));
     }
     r
 }

@@ -81,7 +81,7 @@
 use core::arch::x86_64::*;
 
 use super::soft;
-use crate::avx2_mul::{Limbs26 as Limbs, hsum, mul32_mem, products26 as mul};
+use crate::avx2_mul::{Limbs26 as Limbs, hsum, mul32_at, products26 as mul};
 use crate::cpu::Avx2;
 
 const M26: u64 = (1 << 26) - 1;
@@ -236,17 +236,29 @@ fn load(group: &[u8]) -> [__m256i; 4] {
 #[target_feature(enable = "avx2")]
 fn add_products(t: Limbs, a: &[__m256i; 4], p: &Group) -> Limbs {
     let [a0, a1, a2, a3] = *a;
-    let m = |x, i: usize| mul32_mem(x, &p.0[i]);
-    let (k0, k1, k2, k3, k4, s2, s3, s4) = (0, 1, 2, 3, 4, 6, 7, 8);
+    // Entry i of the group is the 32 bytes at offset 32·i.
+    const K0: usize = 0;
+    const K1: usize = 1;
+    const K2: usize = 2;
+    const K3: usize = 3;
+    const K4: usize = 4;
+    const S2: usize = 6;
+    const S3: usize = 7;
+    const S4: usize = 8;
+    macro_rules! m {
+        ($x:expr, $entry:expr) => {
+            mul32_at::<{ 32 * $entry }, Group>($x, p)
+        };
+    }
     let add4 = |t: __m256i, q: [__m256i; 4]| {
         _mm256_add_epi64(t, _mm256_add_epi64(_mm256_add_epi64(q[0], q[1]), _mm256_add_epi64(q[2], q[3])))
     };
     [
-        add4(t[0], [m(a0, k0), m(a1, s4), m(a2, s3), m(a3, s2)]),
-        add4(t[1], [m(a0, k1), m(a1, k0), m(a2, s4), m(a3, s3)]),
-        add4(t[2], [m(a0, k2), m(a1, k1), m(a2, k0), m(a3, s4)]),
-        add4(t[3], [m(a0, k3), m(a1, k2), m(a2, k1), m(a3, k0)]),
-        add4(t[4], [m(a0, k4), m(a1, k3), m(a2, k2), m(a3, k1)]),
+        add4(t[0], [m!(a0, K0), m!(a1, S4), m!(a2, S3), m!(a3, S2)]),
+        add4(t[1], [m!(a0, K1), m!(a1, K0), m!(a2, S4), m!(a3, S3)]),
+        add4(t[2], [m!(a0, K2), m!(a1, K1), m!(a2, K0), m!(a3, S4)]),
+        add4(t[3], [m!(a0, K3), m!(a1, K2), m!(a2, K1), m!(a3, K0)]),
+        add4(t[4], [m!(a0, K4), m!(a1, K3), m!(a2, K2), m!(a3, K1)]),
     ]
 }
 
