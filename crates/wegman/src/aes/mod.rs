@@ -41,6 +41,8 @@ use crate::cpu::Features;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::{AesNi, Vaes256, Vaes512};
 #[cfg(target_arch = "x86_64")]
+use aead::inout::InOutBuf;
+#[cfg(target_arch = "x86_64")]
 pub(crate) use x86_schedule::RoundKeys;
 
 /// Eight AES blocks, aligned for 64-byte stores; wiped on drop.
@@ -251,15 +253,30 @@ impl CtrLeaf {
         RoundKeys::new(self.aesni, key)
     }
 
-    /// XOR the keystream blocks `first`, `first + 1`, … of `prefix` into
-    /// `data` (a multiple of 16 bytes; `first + data.len() / 16` at most 2^32).
-    pub(crate) fn apply(self, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &mut [u8]) {
+    /// The input XOR the keystream blocks `first`, `first + 1`, … of
+    /// `prefix`, written to the output (`buf`: in place, or two slices; a
+    /// multiple of 16 bytes; `first + buf.len() / 16` at most 2^32).
+    pub(crate) fn apply(self, keys: &RoundKeys, prefix: &[u8; 12], first: u32, buf: InOutBuf<'_, '_, u8>) {
         match self.wide {
-            Wide::Vaes512(t) => x86_vaes512::apply(t, keys, prefix, first, data),
-            Wide::Vaes256(t) => x86_vaes256::apply(t, keys, prefix, first, data),
-            Wide::None => x86_aesni::apply(self.aesni, keys, prefix, first, data),
+            Wide::Vaes512(t) => x86_vaes512::apply(t, keys, prefix, first, buf),
+            Wide::Vaes256(t) => x86_vaes256::apply(t, keys, prefix, first, buf),
+            Wide::None => x86_aesni::apply(self.aesni, keys, prefix, first, buf),
         }
     }
+}
+
+/// A counter-mode leaf's buffer as raw pointers, after checking that it is
+/// whole blocks and that its counters stay below 2^32: `len` readable bytes
+/// at the first pointer and `len` writable ones at the second, the same
+/// bytes or disjoint ones (an `InOutBuf`'s guarantee), for as long as the
+/// buffer was borrowed.
+#[cfg(target_arch = "x86_64")]
+fn buffer(first: u32, buf: InOutBuf<'_, '_, u8>) -> (*const u8, *mut u8, usize) {
+    assert!(buf.len().is_multiple_of(16));
+    assert!(u64::from(first) + (buf.len() / 16) as u64 <= 1 << 32);
+    let len = buf.len();
+    let (src, dst) = buf.into_raw();
+    (src, dst, len)
 }
 
 #[cfg(test)]
@@ -341,11 +358,12 @@ pub(crate) mod tests {
     }
 
     #[cfg(target_arch = "x86_64")]
-    type Leaf<'a> = &'a dyn Fn(&RoundKeys, &[u8; 12], u32, &mut [u8]);
+    type Leaf<'a> = &'a dyn Fn(&RoundKeys, &[u8; 12], u32, aead::inout::InOutBuf<'_, '_, u8>);
 
     /// A counter-mode leaf against the `aes` crate: random keys of all three
     /// sizes, every block count around its steps (1, 2, 8 and 16 blocks per
-    /// step in the three leaves), counters up to the top of the 32-bit range.
+    /// step in the three leaves), counters up to the top of the 32-bit range,
+    /// in place and into a separate output.
     #[cfg(target_arch = "x86_64")]
     pub(crate) fn check_ctr_leaf(leaf: Leaf<'_>) {
         let aesni = crate::cpu::Features::detect().aesni().expect("every wide AES token comes with AES-NI");
@@ -366,7 +384,14 @@ pub(crate) mod tests {
                 let first = if round % 3 == 0 { u32::MAX - blocks as u32 + 1 } else { next() as u32 % 1000 };
                 let data: Vec<u8> = (0..16 * blocks).map(|_| next() as u8).collect();
                 let mut got = data.clone();
-                leaf(&keys, &prefix, first, &mut got);
+                leaf(&keys, &prefix, first, got.as_mut_slice().into());
+                // Out of place: the input stays, the output (garbage before)
+                // gets the same bytes as in place.
+                let mut out = vec![0xa5; data.len()];
+                let input = data.clone();
+                leaf(&keys, &prefix, first, aead::inout::InOutBuf::new(&input, &mut out).expect("same length"));
+                assert_eq!(input, data, "the input of an out-of-place run is not written");
+                assert_eq!(out, got, "out of place equals in place: key {klen} B, {blocks} blocks from {first}");
                 for (i, (g, d)) in got.chunks_exact(16).zip(data.chunks_exact(16)).enumerate() {
                     let mut b = [0u8; 16];
                     b[..12].copy_from_slice(&prefix);

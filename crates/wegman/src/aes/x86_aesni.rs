@@ -11,20 +11,23 @@ use core::arch::x86_64::*;
 
 use zeroize::Zeroize;
 
+use aead::inout::InOutBuf;
+
 use super::x86_schedule::RoundKeys;
 use crate::cpu::AesNi;
 
 /// Runs of whole blocks shorter than this stay with the caller's AES.
 pub(crate) const MIN_BYTES: usize = 128;
 
-/// XOR the keystream blocks `first`, `first + 1`, … of `prefix` into
-/// `data` (a multiple of 16 bytes; `first + data.len() / 16` at most 2^32).
-pub(crate) fn apply(token: AesNi, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &mut [u8]) {
-    assert!(data.len().is_multiple_of(16));
-    assert!(u64::from(first) + (data.len() / 16) as u64 <= 1 << 32);
+/// The input XOR the keystream blocks `first`, `first + 1`, … of `prefix`,
+/// written to the output (`buf`: in place, or two slices; a multiple of 16
+/// bytes; `first + buf.len() / 16` at most 2^32).
+pub(crate) fn apply(token: AesNi, keys: &RoundKeys, prefix: &[u8; 12], first: u32, buf: InOutBuf<'_, '_, u8>) {
+    let (src, dst, len) = super::buffer(first, buf);
     // SAFETY: `token` is an `AesNi`, which `crate::cpu` hands out only
-    // after detecting AES-NI and SSSE3 on this CPU.
-    unsafe { ctr(token, keys, prefix, first, data) }
+    // after detecting AES-NI and SSSE3 on this CPU; the pointers are
+    // `buffer`'s (its contract).
+    unsafe { ctr(token, keys, prefix, first, src, dst, len) }
 }
 
 /// AES of `N` blocks under the round keys `rk[..=rounds]`.
@@ -45,18 +48,30 @@ fn encrypt<const N: usize>(mut b: [__m128i; N], rk: &[__m128i; 15], rounds: usiz
     b
 }
 
-/// Load 16 bytes, XOR them with `ks`, store them back.
+/// Load the 16 bytes at `src`, XOR them with `ks`, store them at `dst`.
+///
+/// # Safety
+/// `src` readable and `dst` writable for 16 bytes, the same or disjoint.
 #[target_feature(enable = "aes,ssse3")]
 #[inline]
-fn xor16(chunk: &mut [u8], ks: __m128i) {
-    assert!(chunk.len() == 16);
-    let p = chunk.as_mut_ptr().cast::<__m128i>();
-    // SAFETY: `chunk` is 16 writable bytes: one unaligned load and store.
-    unsafe { _mm_storeu_si128(p, _mm_xor_si128(_mm_loadu_si128(p), ks)) }
+unsafe fn xor16(src: *const u8, dst: *mut u8, ks: __m128i) {
+    // SAFETY: the caller's contract: one unaligned load and store.
+    unsafe { _mm_storeu_si128(dst.cast(), _mm_xor_si128(_mm_loadu_si128(src.cast()), ks)) }
 }
 
+/// # Safety
+/// As [`apply`]'s buffer: `src` readable and `dst` writable for `len` bytes
+/// (a multiple of 16), the same or disjoint.
 #[target_feature(enable = "aes,ssse3")]
-fn ctr(_proof: AesNi, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &mut [u8]) {
+unsafe fn ctr(
+    _proof: AesNi,
+    keys: &RoundKeys,
+    prefix: &[u8; 12],
+    first: u32,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
     let mut rk = [_mm_setzero_si128(); 15];
     for (v, k) in rk.iter_mut().zip(&keys.rk[..=keys.rounds]) {
         // SAFETY: `k` is 16 readable bytes: one unaligned 16-byte load.
@@ -74,16 +89,20 @@ fn ctr(_proof: AesNi, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &mu
         ctr = _mm_add_epi32(ctr, one);
         b
     };
-    let mut steps = data.chunks_exact_mut(128);
-    for step in &mut steps {
+    // Offsets: whole steps, then single blocks, all inside the `len` bytes
+    // of the caller's buffers.
+    let steps = len / 128 * 128;
+    for o in (0..steps).step_by(128) {
         let ks = encrypt::<8>(core::array::from_fn(|_| next()), &rk, keys.rounds);
-        for (chunk, k) in step.chunks_exact_mut(16).zip(ks) {
-            xor16(chunk, k);
+        for (j, k) in ks.into_iter().enumerate() {
+            // SAFETY: bytes o + 16j .. o + 16j + 16 <= steps <= len.
+            unsafe { xor16(src.add(o + 16 * j), dst.add(o + 16 * j), k) };
         }
     }
-    for chunk in steps.into_remainder().chunks_exact_mut(16) {
+    for o in (steps..len).step_by(16) {
         let [k] = encrypt::<1>([next()], &rk, keys.rounds);
-        xor16(chunk, k);
+        // SAFETY: bytes o .. o + 16 <= len (`len` is whole blocks).
+        unsafe { xor16(src.add(o), dst.add(o), k) };
     }
     t.zeroize();
     for k in rk.iter_mut() {

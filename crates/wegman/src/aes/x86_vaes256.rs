@@ -13,6 +13,8 @@ use core::arch::x86_64::*;
 
 use zeroize::Zeroize;
 
+use aead::inout::InOutBuf;
+
 use super::x86_schedule::RoundKeys;
 use crate::cpu::Vaes256;
 
@@ -20,14 +22,15 @@ use crate::cpu::Vaes256;
 /// it the round-key broadcasts cost more than the wide step saves).
 pub(crate) const MIN_BYTES: usize = 128;
 
-/// XOR the keystream blocks `first`, `first + 1`, … of `prefix` into
-/// `data` (a multiple of 16 bytes; `first + data.len() / 16` at most 2^32).
-pub(crate) fn apply(token: Vaes256, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &mut [u8]) {
-    assert!(data.len().is_multiple_of(16));
-    assert!(u64::from(first) + (data.len() / 16) as u64 <= 1 << 32);
+/// The input XOR the keystream blocks `first`, `first + 1`, … of `prefix`,
+/// written to the output (`buf`: in place, or two slices; a multiple of 16
+/// bytes; `first + buf.len() / 16` at most 2^32).
+pub(crate) fn apply(token: Vaes256, keys: &RoundKeys, prefix: &[u8; 12], first: u32, buf: InOutBuf<'_, '_, u8>) {
+    let (src, dst, len) = super::buffer(first, buf);
     // SAFETY: `token` is a `Vaes256`, which `crate::cpu` hands out only
-    // after detecting AES-NI, SSSE3, VAES and AVX2 on this CPU.
-    unsafe { ctr(token, keys, prefix, first, data) }
+    // after detecting AES-NI, SSSE3, VAES and AVX2 on this CPU; the pointers
+    // are `buffer`'s (its contract).
+    unsafe { ctr(token, keys, prefix, first, src, dst, len) }
 }
 
 /// Whether one 256-bit `vaesenc` and `vaesenclast` give, in both lanes,
@@ -76,18 +79,30 @@ fn encrypt<const N: usize>(mut b: [__m256i; N], rk: &[__m256i; 15], rounds: usiz
     b
 }
 
-/// Load 32 bytes, XOR them with `ks`, store them back.
+/// Load the 32 bytes at `src`, XOR them with `ks`, store them at `dst`.
+///
+/// # Safety
+/// `src` readable and `dst` writable for 32 bytes, the same or disjoint.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn xor32(chunk: &mut [u8], ks: __m256i) {
-    assert!(chunk.len() == 32);
-    let p = chunk.as_mut_ptr().cast::<__m256i>();
-    // SAFETY: `chunk` is 32 writable bytes: one unaligned load and store.
-    unsafe { _mm256_storeu_si256(p, _mm256_xor_si256(_mm256_loadu_si256(p), ks)) }
+unsafe fn xor32(src: *const u8, dst: *mut u8, ks: __m256i) {
+    // SAFETY: the caller's contract: one unaligned load and store.
+    unsafe { _mm256_storeu_si256(dst.cast(), _mm256_xor_si256(_mm256_loadu_si256(src.cast()), ks)) }
 }
 
+/// # Safety
+/// As [`apply`]'s buffer: `src` readable and `dst` writable for `len` bytes
+/// (a multiple of 16), the same or disjoint.
 #[target_feature(enable = "avx2,vaes,aes")]
-fn ctr(_proof: Vaes256, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &mut [u8]) {
+unsafe fn ctr(
+    _proof: Vaes256,
+    keys: &RoundKeys,
+    prefix: &[u8; 12],
+    first: u32,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
     let mut rk = [_mm256_setzero_si256(); 15];
     for (v, k) in rk.iter_mut().zip(&keys.rk[..=keys.rounds]) {
         // SAFETY: `k` is 16 readable bytes: one unaligned 16-byte load.
@@ -107,26 +122,30 @@ fn ctr(_proof: Vaes256, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &
         ctr = _mm256_add_epi32(ctr, two);
         b
     };
-    let mut steps = data.chunks_exact_mut(256);
-    for step in &mut steps {
+    // Offsets: whole steps, then whole pairs, then one block, all inside
+    // the `len` bytes of the caller's buffers.
+    let steps = len / 256 * 256;
+    for o in (0..steps).step_by(256) {
         let ks = encrypt::<8>(core::array::from_fn(|_| next()), &rk, keys.rounds);
-        for (chunk, k) in step.chunks_exact_mut(32).zip(ks) {
-            xor32(chunk, k);
+        for (j, k) in ks.into_iter().enumerate() {
+            // SAFETY: bytes o + 32j .. o + 32j + 32 < steps <= len.
+            unsafe { xor32(src.add(o + 32 * j), dst.add(o + 32 * j), k) };
         }
     }
-    let rest = steps.into_remainder();
-    let mut pairs = rest.chunks_exact_mut(32);
-    for chunk in &mut pairs {
+    let pairs = steps + (len - steps) / 32 * 32;
+    for o in (steps..pairs).step_by(32) {
         let [k] = encrypt::<1>([next()], &rk, keys.rounds);
-        xor32(chunk, k);
+        // SAFETY: bytes o .. o + 32 <= pairs <= len.
+        unsafe { xor32(src.add(o), dst.add(o), k) };
     }
-    let tail = pairs.into_remainder();
-    if !tail.is_empty() {
-        // One block: the low lane of one more pair.
+    if pairs < len {
+        // One block (`len` is whole blocks): the low lane of one more pair.
         let [k] = encrypt::<1>([next()], &rk, keys.rounds);
-        let p = tail.as_mut_ptr().cast::<__m128i>();
-        // SAFETY: `tail` is 16 writable bytes (data is whole blocks).
-        unsafe { _mm_storeu_si128(p, _mm_xor_si128(_mm_loadu_si128(p), _mm256_castsi256_si128(k))) }
+        // SAFETY: bytes pairs .. pairs + 16 = len: one unaligned load and store.
+        unsafe {
+            let x = _mm_loadu_si128(src.add(pairs).cast());
+            _mm_storeu_si128(dst.add(pairs).cast(), _mm_xor_si128(x, _mm256_castsi256_si128(k)));
+        }
     }
     t.zeroize();
     for k in rk.iter_mut() {

@@ -18,6 +18,8 @@ use core::arch::x86_64::*;
 
 use zeroize::Zeroize;
 
+use aead::inout::InOutBuf;
+
 use super::x86_schedule::RoundKeys;
 use crate::cpu::Vaes512;
 
@@ -25,14 +27,15 @@ use crate::cpu::Vaes512;
 /// round-key broadcasts and the short step cost more than they save).
 pub(crate) const MIN_BYTES: usize = 256;
 
-/// XOR the keystream blocks `first`, `first + 1`, … of `prefix` into
-/// `data` (a multiple of 16 bytes; `first + data.len() / 16` at most 2^32).
-pub(crate) fn apply(token: Vaes512, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &mut [u8]) {
-    assert!(data.len().is_multiple_of(16));
-    assert!(u64::from(first) + (data.len() / 16) as u64 <= 1 << 32);
+/// The input XOR the keystream blocks `first`, `first + 1`, … of `prefix`,
+/// written to the output (`buf`: in place, or two slices; a multiple of 16
+/// bytes; `first + buf.len() / 16` at most 2^32).
+pub(crate) fn apply(token: Vaes512, keys: &RoundKeys, prefix: &[u8; 12], first: u32, buf: InOutBuf<'_, '_, u8>) {
+    let (src, dst, len) = super::buffer(first, buf);
     // SAFETY: `token` is a `Vaes512`, which `crate::cpu` hands out only after
-    // detecting AES-NI, VAES, AVX-512 F and BW on this CPU.
-    unsafe { ctr(token, keys, prefix, first, data) }
+    // detecting AES-NI, VAES, AVX-512 F and BW on this CPU; the pointers are
+    // `buffer`'s (its contract).
+    unsafe { ctr(token, keys, prefix, first, src, dst, len) }
 }
 
 /// AES of four blocks under the broadcast round keys `rk[..=rounds]`.
@@ -53,18 +56,30 @@ fn encrypt<const N: usize>(mut b: [__m512i; N], rk: &[__m512i; 15], rounds: usiz
     b
 }
 
-/// Load 64 bytes, XOR them with `ks`, store them back.
+/// Load the 64 bytes at `src`, XOR them with `ks`, store them at `dst`.
+///
+/// # Safety
+/// `src` readable and `dst` writable for 64 bytes, the same or disjoint.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-fn xor64(chunk: &mut [u8], ks: __m512i) {
-    debug_assert!(chunk.len() == 64);
-    let p = chunk.as_mut_ptr().cast::<__m512i>();
-    // SAFETY: `chunk` is 64 writable bytes: one unaligned load and store.
-    unsafe { _mm512_storeu_si512(p, _mm512_xor_si512(_mm512_loadu_si512(p), ks)) }
+unsafe fn xor64(src: *const u8, dst: *mut u8, ks: __m512i) {
+    // SAFETY: the caller's contract: one unaligned load and store.
+    unsafe { _mm512_storeu_si512(dst.cast(), _mm512_xor_si512(_mm512_loadu_si512(src.cast()), ks)) }
 }
 
+/// # Safety
+/// As [`apply`]'s buffer: `src` readable and `dst` writable for `len` bytes
+/// (a multiple of 16), the same or disjoint.
 #[target_feature(enable = "avx512f,avx512bw,vaes,aes")]
-fn ctr(_proof: Vaes512, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &mut [u8]) {
+unsafe fn ctr(
+    _proof: Vaes512,
+    keys: &RoundKeys,
+    prefix: &[u8; 12],
+    first: u32,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+) {
     let mut rk = [_mm512_setzero_si512(); 15];
     for (v, k) in rk.iter_mut().zip(&keys.rk[..=keys.rounds]) {
         // SAFETY: `k` is 16 readable bytes: one unaligned 16-byte load.
@@ -85,30 +100,32 @@ fn ctr(_proof: Vaes512, keys: &RoundKeys, prefix: &[u8; 12], first: u32, data: &
         ctr = _mm512_add_epi32(ctr, four);
         b
     };
-    let mut steps = data.chunks_exact_mut(512);
-    for step in &mut steps {
+    // Offsets: whole steps, then fours, then one to three blocks, all inside
+    // the `len` bytes of the caller's buffers.
+    let steps = len / 512 * 512;
+    for o in (0..steps).step_by(512) {
         let ks = encrypt::<8>(core::array::from_fn(|_| next()), &rk, keys.rounds);
-        for (chunk, k) in step.chunks_exact_mut(64).zip(ks) {
-            xor64(chunk, k);
+        for (j, k) in ks.into_iter().enumerate() {
+            // SAFETY: bytes o + 64j .. o + 64j + 64 <= steps <= len.
+            unsafe { xor64(src.add(o + 64 * j), dst.add(o + 64 * j), k) };
         }
     }
-    let rest = steps.into_remainder();
-    let mut fours = rest.chunks_exact_mut(64);
-    for chunk in &mut fours {
+    let fours = steps + (len - steps) / 64 * 64;
+    for o in (steps..fours).step_by(64) {
         let [k] = encrypt::<1>([next()], &rk, keys.rounds);
-        xor64(chunk, k);
+        // SAFETY: bytes o .. o + 64 <= fours <= len.
+        unsafe { xor64(src.add(o), dst.add(o), k) };
     }
-    let tail = fours.into_remainder();
-    if !tail.is_empty() {
+    if fours < len {
         // One to three blocks: a masked load and store of just those bytes.
-        let mask: __mmask64 = (1u64 << tail.len()) - 1;
+        let mask: __mmask64 = (1u64 << (len - fours)) - 1;
         let [k] = encrypt::<1>([next()], &rk, keys.rounds);
-        let p = tail.as_mut_ptr();
-        // SAFETY: the mask covers exactly `tail.len()` bytes from `p`,
-        // all writable; masked-off bytes are neither read nor written.
+        // SAFETY: the mask covers exactly the `len - fours` bytes from
+        // `fours`, inside both buffers; masked-off bytes are neither read
+        // nor written.
         unsafe {
-            let x = _mm512_maskz_loadu_epi8(mask, p.cast());
-            _mm512_mask_storeu_epi8(p.cast(), mask, _mm512_xor_si512(x, k));
+            let x = _mm512_maskz_loadu_epi8(mask, src.add(fours).cast());
+            _mm512_mask_storeu_epi8(dst.add(fours).cast(), mask, _mm512_xor_si512(x, k));
         }
     }
     t.zeroize();

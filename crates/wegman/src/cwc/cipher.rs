@@ -1,5 +1,7 @@
 //! The block cipher BC_K of CWC-AES (AES-128, -192 or -256) and CWC-CTR.
 
+#[cfg(target_arch = "x86_64")]
+use aead::inout::InOutBuf;
 use aes::{Aes128Enc, Aes192Enc, Aes256Enc};
 use cipher::{Array, BlockCipherEncrypt, KeyInit};
 
@@ -143,9 +145,9 @@ impl Cipher {
 
     /// With a counter-mode leaf and a long enough run: XOR the keystream
     /// blocks `first`, `first + 1`, … into the whole blocks at the start of
-    /// `data`; returns how many bytes it did (0 when the `aes` crate should
-    /// do them).
-    fn wide(&self, nonce: &[u8; 11], first: u64, data: &mut [u8]) -> usize {
+    /// `data`, or with `out`, `data` XOR the keystream written to `out`;
+    /// returns how many bytes it did (0 when the `aes` crate should do them).
+    fn wide(&self, nonce: &[u8; 11], first: u64, data: &mut [u8], out: Option<&mut [u8]>) -> usize {
         #[cfg(target_arch = "x86_64")]
         if let Some(w) = &self.wide {
             let n = data.len() & !15;
@@ -156,11 +158,15 @@ impl Cipher {
                 let mut prefix = [0u8; 12];
                 prefix[0] = 0x80;
                 prefix[1..].copy_from_slice(nonce);
-                w.leaf.apply(keys, &prefix, first, &mut data[..n]);
+                let buf = match out {
+                    Some(o) => InOutBuf::new(&data[..n], &mut o[..n]).expect("equal lengths"),
+                    None => InOutBuf::from(&mut data[..n]),
+                };
+                w.leaf.apply(keys, &prefix, first, buf);
                 return n;
             }
         }
-        let _ = (nonce, first, data);
+        let _ = (nonce, first, data, out);
         0
     }
 }
@@ -225,8 +231,8 @@ impl Ctr {
     /// start) also the MAC's pad, as in [`apply_with_pad`](Self::apply_with_pad).
     /// One-pass decryption writes the plaintext of its private copy straight
     /// to the caller's output this way, instead of back into the copy and
-    /// then out. `data` is scratch: the parts the VAES leaf or a partial
-    /// block's carry handle are XORed there in place and then copied.
+    /// then out. `data` is scratch: the bytes a partial block's carried
+    /// keystream covers are XORed there in place and then copied.
     pub(crate) fn apply_into(&mut self, cipher: &Cipher, data: &mut [u8], out: &mut [u8], pad: Option<&mut [u8; 16]>) {
         debug_assert_eq!(data.len(), out.len());
         debug_assert!(pad.is_none() || (self.next == 1 && self.rest_len == 0));
@@ -261,9 +267,12 @@ impl Ctr {
             copy_out(&mut out, data, n);
             data = &mut data[n..];
         }
-        let wide = cipher.wide(&self.nonce, self.next, data);
+        let wide = cipher.wide(&self.nonce, self.next, data, out.as_deref_mut());
         self.next += (wide / 16) as u64;
-        copy_out(&mut out, data, wide);
+        // The leaf wrote those bytes to `out` itself.
+        if let Some(o) = out.take() {
+            out = Some(&mut o[wide..]);
+        }
         data = &mut data[wide..];
         let mut ks = [Array::<u8, cipher::consts::U16>::default(); PAR];
         let template = counter_block(&self.nonce, 0);
