@@ -27,27 +27,101 @@ mod x86_avx512ifma;
 
 pub(crate) use crate::backend::Dispatch;
 use crate::cpu::Features;
+#[cfg(target_arch = "x86_64")]
+use crate::lazy::Lazy;
 use crate::platform::Platform;
 
 #[derive(Clone)]
-// One per key; the IFMA variant's powers stay inline (no heap copy to wipe).
+// One per key; the portable powers stay inline (no heap copy to wipe).
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum HashKey {
     Portable(soft::Powers),
     #[cfg(target_arch = "x86_64")]
-    /// The lane powers are computed the first time a run long enough for
-    /// the lanes arrives (a one-shot key that only sees short messages
-    /// never pays for them).
-    /// Boxed (wiped by their own drop before the memory is freed), so a key
-    /// moved around by value stays small.
-    Ifma(soft::Powers, std::sync::OnceLock<Box<x86_avx512ifma::Powers>>, crate::cpu::Avx512Ifma),
+    /// Eight lanes of 44-bit limbs (Kh^1 … Kh^16). The lane powers are
+    /// built on the key's first run long enough for the lanes
+    /// ([`Lanes::BUILD_AFTER_BYTES`]; a one-shot key that only sees short
+    /// messages never pays for them), boxed (wiped by their own drop before
+    /// the memory is freed), so a key moved around by value stays small.
+    Ifma(soft::Powers, Lazy<x86_avx512ifma::Powers>, crate::cpu::Avx512Ifma),
     #[cfg(target_arch = "x86_64")]
     /// As `Ifma`, with four lanes of 26-bit limbs (Kh^1 … Kh^64, each
-    /// coefficient of a block under its own power). The lane powers are
-    /// built once the key has offered the lanes
-    /// [`x86_avx2::BUILD_AFTER_BYTES`] (`crate::lazy`); runs before that go
-    /// portable.
-    Avx2(soft::Powers, crate::lazy::Lazy<x86_avx2::Powers>, crate::cpu::Avx2),
+    /// coefficient of a block under its own power), built once the key has
+    /// offered the lanes [`x86_avx2::BUILD_AFTER_BYTES`]; runs before that
+    /// go portable.
+    Avx2(soft::Powers, Lazy<x86_avx2::Powers>, crate::cpu::Avx2),
+}
+
+/// A lane backend as the dispatch sees it: its table of powers, when the
+/// table pays for itself, and its runs. Both lane backends go through
+/// [`absorb_lanes`] and [`prefetch_lanes`].
+#[cfg(target_arch = "x86_64")]
+trait Lanes: Sized {
+    type Token: Copy;
+    /// Runs shorter than this stay portable.
+    const MIN_BYTES: usize;
+    /// The table is built on the run that brings the bytes a key has
+    /// offered the lanes to this (`crate::lazy`).
+    const BUILD_AFTER_BYTES: usize;
+    /// The lanes take runs in multiples of this; the rest goes portable.
+    const GROUP_BYTES: usize;
+    fn build(token: Self::Token, p: &soft::Powers) -> Box<Self>;
+    fn run(token: Self::Token, lanes: &Self, r: u128, data: &[u8]) -> u128;
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Lanes for x86_avx512ifma::Powers {
+    type Token = crate::cpu::Avx512Ifma;
+    const MIN_BYTES: usize = x86_avx512ifma::MIN_BYTES;
+    // MIN_BYTES was measured with the powers built on the first run: the
+    // lanes repay them from there.
+    const BUILD_AFTER_BYTES: usize = x86_avx512ifma::MIN_BYTES;
+    const GROUP_BYTES: usize = 96;
+    fn build(_: Self::Token, p: &soft::Powers) -> Box<Self> {
+        Box::new(x86_avx512ifma::Powers::new(p))
+    }
+    fn run(token: Self::Token, lanes: &Self, r: u128, data: &[u8]) -> u128 {
+        x86_avx512ifma::absorb(token, lanes, r, data)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Lanes for x86_avx2::Powers {
+    type Token = crate::cpu::Avx2;
+    const MIN_BYTES: usize = x86_avx2::MIN_BYTES;
+    const BUILD_AFTER_BYTES: usize = x86_avx2::BUILD_AFTER_BYTES;
+    const GROUP_BYTES: usize = 48;
+    fn build(token: Self::Token, p: &soft::Powers) -> Box<Self> {
+        x86_avx2::Powers::new(token, p)
+    }
+    fn run(token: Self::Token, lanes: &Self, r: u128, data: &[u8]) -> u128 {
+        x86_avx2::absorb(token, lanes, r, data)
+    }
+}
+
+/// R after `data` (a multiple of 12 bytes): its whole groups in the lanes
+/// once their table is built, everything else portable.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn absorb_lanes<L: Lanes>(p: &soft::Powers, lanes: &Lazy<L>, token: L::Token, r: u128, data: &[u8]) -> u128 {
+    if data.len() < L::MIN_BYTES {
+        return p.absorb(r, data);
+    }
+    let Some(lanes) = lanes.offer(data.len(), L::BUILD_AFTER_BYTES, || L::build(token, p)) else {
+        return p.absorb(r, data);
+    };
+    let (run, rest) = data.split_at(data.len() - data.len() % L::GROUP_BYTES);
+    p.absorb(L::run(token, lanes, r, run), rest)
+}
+
+/// Start loading the lane powers if a run of `len` bytes will use them.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn prefetch_lanes<L: Lanes>(lanes: &Lazy<L>, len: usize) {
+    if len >= L::MIN_BYTES
+        && let Some(p) = lanes.get()
+    {
+        crate::prefetch::lines(p);
+    }
 }
 
 impl Dispatch for HashKey {
@@ -58,7 +132,7 @@ impl Dispatch for HashKey {
         let p = soft::Powers::new(*kh);
         #[cfg(target_arch = "x86_64")]
         if let Some(token) = features.avx512ifma() {
-            return HashKey::Ifma(p, std::sync::OnceLock::new(), token);
+            return HashKey::Ifma(p, Default::default(), token);
         }
         #[cfg(target_arch = "x86_64")]
         if let Some(token) = features.avx2() {
@@ -84,8 +158,7 @@ impl Dispatch for HashKey {
             #[cfg(target_arch = "x86_64")]
             HashKey::Ifma(p, lanes, ..) => {
                 p.wipe();
-                // Dropping the lane powers wipes them.
-                drop(lanes.take());
+                lanes.clear();
             }
             #[cfg(target_arch = "x86_64")]
             HashKey::Avx2(p, lanes, ..) => {
@@ -109,19 +182,12 @@ impl HashKey {
     /// Start loading the lane powers if a run of `len` bytes will use them.
     #[inline]
     pub(crate) fn prefetch_for(&self, len: usize) {
-        #[cfg(target_arch = "x86_64")]
-        if let HashKey::Ifma(_, lanes, _) = self
-            && len >= x86_avx512ifma::MIN_BYTES
-            && let Some(p) = lanes.get()
-        {
-            crate::prefetch::lines(&**p);
-        }
-        #[cfg(target_arch = "x86_64")]
-        if let HashKey::Avx2(_, lanes, ..) = self
-            && len >= x86_avx2::MIN_BYTES
-            && let Some(p) = lanes.get()
-        {
-            crate::prefetch::lines(p);
+        match self {
+            HashKey::Portable(_) => {}
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Ifma(_, lanes, _) => prefetch_lanes(lanes, len),
+            #[cfg(target_arch = "x86_64")]
+            HashKey::Avx2(_, lanes, _) => prefetch_lanes(lanes, len),
         }
         let _ = len;
     }
@@ -133,27 +199,9 @@ impl HashKey {
         match self {
             HashKey::Portable(p) => p.absorb(r, data),
             #[cfg(target_arch = "x86_64")]
-            HashKey::Ifma(p, lanes, token) => {
-                if data.len() < x86_avx512ifma::MIN_BYTES {
-                    return p.absorb(r, data);
-                }
-                let (run, rest) = data.split_at(data.len() - data.len() % 96);
-                let lanes = lanes.get_or_init(|| Box::new(x86_avx512ifma::Powers::new(p)));
-                p.absorb(x86_avx512ifma::absorb(*token, lanes, r, run), rest)
-            }
+            HashKey::Ifma(p, lanes, token) => absorb_lanes(p, lanes, *token, r, data),
             #[cfg(target_arch = "x86_64")]
-            HashKey::Avx2(p, lanes, token) => {
-                if data.len() < x86_avx2::MIN_BYTES {
-                    return p.absorb(r, data);
-                }
-                let Some(lanes) =
-                    lanes.offer(data.len(), x86_avx2::BUILD_AFTER_BYTES, || x86_avx2::Powers::new(*token, p))
-                else {
-                    return p.absorb(r, data);
-                };
-                let (run, rest) = data.split_at(data.len() - data.len() % 48);
-                p.absorb(x86_avx2::absorb(*token, lanes, r, run), rest)
-            }
+            HashKey::Avx2(p, lanes, token) => absorb_lanes(p, lanes, *token, r, data),
         }
     }
 }
