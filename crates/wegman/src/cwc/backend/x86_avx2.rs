@@ -177,6 +177,8 @@ unsafe fn powers(_proof: Avx2, p: &soft::Powers, out: *mut Powers) {
         }
     }
     k.as_flattened_mut().zeroize();
+    // Every power of Kh passed through `v` on this stack frame.
+    v.as_flattened_mut().iter_mut().for_each(Zeroize::zeroize);
 }
 
 /// R after absorbing the 12-byte chunks of `data` (a multiple of 48 bytes,
