@@ -264,8 +264,11 @@ macro_rules! probe {
 
 fn main() {
     assert!(
-        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("aes") && is_x86_feature_detected!("vaes"),
-        "port-probe needs AVX2, AES-NI and VAES"
+        is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("aes")
+            && is_x86_feature_detected!("vaes")
+            && is_x86_feature_detected!("bmi2"),
+        "port-probe needs AVX2, AES-NI, VAES and BMI2"
     );
     // Core cycles per tick: 800 dependent register adds.
     let chain = best(&|n| {
@@ -288,6 +291,38 @@ fn main() {
     rate("vpmuludq + vpaddq, 1:1 (both counted)", 96.0, &pairs!("vpmuludq", "vpaddq"));
     rate("vaesenc + vpmuludq, 1:1 (both counted)", 96.0, &pairs!("vaesenc", "vpmuludq"));
     rate("vaesenc + vpaddq, 1:1 (both counted)", 96.0, &pairs!("vaesenc", "vpaddq"));
+    // A scalar lane beside the vector lanes (issue 21's suggestion): mulx
+    // issues at most one per cycle; if the pair issues two per cycle in all,
+    // the scalar multiplies take vpmuludq's place rather than adding to it.
+    rate("mulx + vpmuludq, 1:1 (both counted)", 96.0, &|n: u64| {
+        // SAFETY: register-only arithmetic on clobbered registers and a
+        // counted loop.
+        unsafe {
+            asm!("2:",
+                ".rept 8",
+                "mulx r8, r9, r10", "vpmuludq ymm6, ymm6, ymm12", "mulx r11, r9, r10", "vpmuludq ymm7, ymm7, ymm12",
+                "mulx r8, r9, r10", "vpmuludq ymm8, ymm8, ymm12", "mulx r11, r9, r10", "vpmuludq ymm9, ymm9, ymm12",
+                "mulx r8, r9, r10", "vpmuludq ymm10, ymm10, ymm12", "mulx r11, r9, r10", "vpmuludq ymm11, ymm11, ymm12",
+                ".endr", "dec {n}", "jnz 2b",
+                n = inout(reg) n => _,
+                out("r8") _, out("r9") _, out("r10") _, out("r11") _, out("rdx") _,
+                out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
+                out("ymm12") _, options(nostack));
+        }
+    });
+    rate("mulx alone (as many)", 48.0, &|n: u64| {
+        // SAFETY: register-only arithmetic on clobbered registers and a
+        // counted loop.
+        unsafe {
+            asm!("2:",
+                ".rept 8",
+                "mulx r8, r9, r10", "mulx r11, r9, r10", "mulx r8, r9, r10",
+                "mulx r11, r9, r10", "mulx r8, r9, r10", "mulx r11, r9, r10",
+                ".endr", "dec {n}", "jnz 2b",
+                n = inout(reg) n => _,
+                out("r8") _, out("r9") _, out("r10") _, out("r11") _, out("rdx") _, options(nostack));
+        }
+    });
 
     let b = Box::new(Buffers { data: [1; 192], powers: [1; 576], keys: [1; 352], consts: [1; 192] });
     let b = &*b;
