@@ -128,7 +128,7 @@ unsafe fn ctr(
     for o in (0..steps).step_by(256) {
         let ks = encrypt::<8>(core::array::from_fn(|_| next()), &rk, keys.rounds);
         for (j, k) in ks.into_iter().enumerate() {
-            // SAFETY: bytes o + 32j .. o + 32j + 32 < steps <= len.
+            // SAFETY: bytes o + 32j .. o + 32j + 32 <= steps <= len.
             unsafe { xor32(src.add(o + 32 * j), dst.add(o + 32 * j), k) };
         }
     }
