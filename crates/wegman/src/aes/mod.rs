@@ -34,14 +34,14 @@ mod x86_vaes256;
 #[cfg(target_arch = "x86_64")]
 mod x86_vaes512;
 
+#[cfg(target_arch = "x86_64")]
+use aead::inout::InOutBuf;
 use cipher::{BlockCipherEncrypt, KeyInit};
 use zeroize::Zeroize;
 
 use crate::cpu::Features;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::{AesNi, Vaes256, Vaes512};
-#[cfg(target_arch = "x86_64")]
-use aead::inout::InOutBuf;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86_schedule::RoundKeys;
 

@@ -9,9 +9,8 @@
 
 use core::arch::x86_64::*;
 
-use zeroize::Zeroize;
-
 use aead::inout::InOutBuf;
+use zeroize::Zeroize;
 
 use super::x86_schedule::RoundKeys;
 use crate::cpu::AesNi;
