@@ -1,6 +1,6 @@
 //! AVX2 CWC-HASH: four lanes of radix-2^26 limbs modulo p = 2^127 − 1,
-//! 32×32→64-bit products (`vpmuludq`), each coefficient multiplied by its
-//! own precomputed power of Kh.
+//! 32×32→64-bit products (`vpmuludq`), each 32-bit word of each coefficient
+//! multiplied by its own precomputed power of Kh.
 //!
 //! # Method
 //! Horner's rule (paper §6) in blocks of up to 64 coefficients (the 96-bit
@@ -11,38 +11,46 @@
 //! V ← V · Kh^n + Σ_{j<n} Y_j · Kh^(n−j)     (n = the block's coefficients)
 //! ```
 //!
-//! The sum is a sum of independent products: each group of 4 coefficients
-//! is multiplied, lane by lane, by a precomputed vector of powers and
-//! added, unreduced, into 64-bit sums; only V · Kh^n and one carry step per
-//! block are chained. A coefficient has four limbs (< 2^96), so a group costs
-//! 20 `vpmuludq` with the powers read from memory, and no carry; the block's
-//! V · Kh^n (25 products) and carry are shared by its 16 groups. The Horner
-//! form with a broadcast Kh^8 and two register sets did 25 products and a
-//! carry step per group: CWC-AES-128 encryption (key made once, hot, VAES-256
-//! counter mode) took 0.58–0.62 ticks/B at 16 KiB on an Intel Xeon (family 6,
-//! model 167, capped to `avx2-vaes`) against 0.47–0.48 now; blocks of 8
-//! groups took 0.50–0.55.
+//! The sum is a sum of independent products, added unreduced into 64-bit
+//! sums; only V · Kh^n and one carry step per block are chained. A
+//! coefficient is not split into limbs: with Y = w0 + w1·2^32 + w2·2^64 (its
+//! 32-bit words),
 //!
-//! A block of n < 64 coefficients (a run's last) uses the last n/4 group
-//! vectors and Kh^n, so its powers run n, n−1, … 1 as well. R from the
+//! ```text
+//! Y · Kh^e = w0 · Kh^e + w1 · (2^32·Kh^e mod p) + w2 · (2^64·Kh^e mod p)
+//! ```
+//!
+//! and each of the three is a word times the five limbs of a precomputed
+//! power: 15 `vpmuludq` (powers read from memory) and 15 additions per
+//! coefficient-lane, against 20 and 20 for a coefficient split into four
+//! 26-bit limbs times Kh^e (whose high limbs need the wrapped 8·k_j), and no
+//! shifts or masks to split it. Since the lanes are only added at the end,
+//! any word may sit in any lane, under its own power: the loader puts them
+//! where three 32-byte loads and three `vpshufb` can ([`WORDS`]).
+//!
+//! CWC-AES-128 encryption (key made once, hot, VAES-256 counter mode), 16
+//! KiB, on an Intel Xeon (family 6, model 167, capped to `avx2-vaes`), ticks
+//! per byte: Horner with a broadcast Kh^8 and two register sets (25 products
+//! and a carry step per group of four) 0.58–0.62; coefficients in four limbs
+//! under their own powers 0.46–0.49; words under their own powers
+//! 0.38–0.39 (the hash alone: 0.34 and 0.25).
+//!
+//! A block of n < 64 coefficients (a run's last) uses the last n/4 groups'
+//! powers and Kh^n, so its powers run n, n−1, … 1 as well. R from the
 //! chunks before the run starts in lane 0 of V; at the end the four lanes
-//! are added (no per-lane powers: every coefficient already has its own).
+//! are added.
 //!
-//! Loading 4 coefficients (48 bytes): two registers of two 16-byte windows
-//! each, chunk c at byte 0 of its window (c = 0, 1, 2) or byte 4 (c = 3,
-//! whose window ends the group: no byte past the 48 is read); one `vpshufb`
-//! per register puts each chunk's low 8 bytes, reversed, in qword 0 of its
-//! half (the low 64 bits of Y) and its first 4, reversed, in qword 1 (the
-//! top 32 bits); `unpacklo/hi` gather them, lanes in chunk order 0, 2, 1, 3.
-//! Group g of 16 (chunk c of it is coefficient 4g + c of a full block) has
-//! the powers Kh^(64−4g−c) in that lane order: Kh^(64−4g), Kh^(62−4g),
-//! Kh^(63−4g), Kh^(61−4g); group 15's are Kh^4, Kh^2, Kh^3, Kh^1, and group
-//! g's are group g + j's times Kh^(4j), computed with these same lanes once
-//! the key has offered them [`BUILD_AFTER_BYTES`] (4.5 KiB per key,
-//! [`Powers::new`]). Kh^(4r) is lane 0 of group 16 − r.
+//! Powers: Kh^(64−4g−c) for chunk c of group g of a block (coefficient 4g +
+//! c): four lanes in chunk order, Kh^4 … Kh^1 for group 15, group g's from
+//! group g + j's times Kh^(4j); each times 2^32 and 2^64 by moving limbs (2^130
+//! ≡ 8) and carrying; then every word's lane given its word's power. Built
+//! once the key has offered the lanes [`BUILD_AFTER_BYTES`] (7.5 KiB per
+//! key, [`Powers::new`]).
 //!
 //! # Arithmetic
-//! x = Σ x_i·2^(26i), i = 0..5. 2^130 = 8·2^127 ≡ 8, so with s_j = 8·k_j
+//! x = Σ x_i·2^(26i), i = 0..5. A word times a power needs no wrap: the five
+//! products are the five limbs of the sum. V · Kh^n is Poly1305's AVX2
+//! product with 8 for its 5 (2^130 = 8·2^127 ≡ 8), with s_j = 8·k_j:
 //!
 //! ```text
 //! d0 = a0k0 + a1s4 + a2s3 + a3s2 + a4s1     d3 = a0k3 + a1k2 + a2k1 + a3k0 + a4s4
@@ -50,26 +58,27 @@
 //! d2 = a0k2 + a1k1 + a2k0 + a3s4 + a4s3
 //! ```
 //!
-//! — Poly1305's AVX2 product with 8 for its 5 (a coefficient's a4 is 0: its
-//! five terms drop); the carry differs: limb 4 holds bits 104 and up, so
-//! bits 127 and up are limb 4's bits 23 and up, which 2^127 ≡ 1 folds into
-//! limb 0 unscaled.
+//! The carry differs from Poly1305's: limb 4 holds bits 104 and up, so bits
+//! 127 and up are limb 4's bits 23 and up, which 2^127 ≡ 1 folds into limb
+//! 0 unscaled.
 //!
 //! # Limb bounds (64-bit lanes; `vpmuludq` multiplies the low 32 bits)
 //! * "At rest" (after a carry step): limbs 0, 2, 3 < 2^26, limb 1 < 2^26 +
-//!   2^12.2, limb 4 < 2^23 + 2^9.2: all < 2^26.01. V is always at rest; so
+//!   2^14.7, limb 4 < 2^23 + 2^11.7: all < 2^26.001. V is always at rest; so
 //!   is R from the scalar code (<= 2^127: limbs < 2^26, limb 4 <= 2^23).
 //! * Powers: Kh^1 … Kh^4 canonical, the others at rest (a product of
-//!   at-rest values, carried): k_j < 2^26.01, s_j < 2^29.01.
-//! * A coefficient (< 2^96): limbs < 2^26, limb 3 < 2^18, limb 4 = 0.
-//! * One block's sums: V · Kh^n, five products each < 2^26.01 · 2^29.01,
-//!   < 2^57.35; 16 groups of four products each < 2^26 · 2^29.01, < 2^61.01;
-//!   in all < 2^61.1: no lane overflows.
-//! * Carry step (chains 0→1→2→3 and 3→4→0→1, then 3→4) on sums < 2^61.1:
-//!   carries out of limbs 0–3 < 2^35.2, out of limb 4 (its bits 23 up) <
-//!   2^38.1, added to limb 0 (< 2^26) and carried on at once: the result is
+//!   at-rest values, carried), and so are their multiples by 2^32 and 2^64
+//!   (limbs < 2^32.01 before their carry step): k_j < 2^26.001, s_j <
+//!   2^29.001.
+//! * A word < 2^32.
+//! * One block's sums: 16 groups of three products per limb, each < 2^32 ·
+//!   2^26.001, 48 in all: < 2^63.586; V · Kh^n, five products each <
+//!   2^26.001 · 2^29.001: < 2^57.33; in all < 2^63.61: no lane overflows.
+//! * Carry step (chains 0→1→2→3 and 3→4→0→1, then 3→4) on sums < 2^63.61:
+//!   carries out of limbs 0–3 < 2^37.62, out of limb 4 (its bits 23 up) <
+//!   2^40.62, added to limb 0 (< 2^26) and carried on at once: the result is
 //!   at rest again (lazy reduction; the scalar code reduces fully at the
-//!   end of the hash). Computing the powers carries sums < 2^57.35.
+//!   end of the hash). Computing the powers carries sums < 2^57.33.
 //! * The final lane sum: four at-rest lanes, < 2^28.01 per limb, carried in
 //!   scalar.
 //!
@@ -96,21 +105,25 @@ const BLOCK: usize = 48 * GROUPS;
 /// set-up and the final combination cost more than the lanes save).
 pub(crate) const MIN_BYTES: usize = 2 * 96;
 
-/// One group's powers in lane order (see the module documentation): the
-/// five limbs k, then s_j = 8·k_j for j = 1..4, four lanes each.
+/// One group's powers: row 5m + i is limb i of the power of each lane's
+/// word in vector m of [`load`] (its chunk's power of Kh times 2^(32j) for
+/// word j of the chunk), four lanes.
 #[derive(Clone)]
 #[repr(C, align(32))]
-struct Group([[u64; 4]; 9]);
+struct Group([[u64; 4]; 15]);
 
 /// The powers of every group of a full block, Kh^64 … Kh^1.
 #[derive(Clone)]
 pub(crate) struct Powers([Group; GROUPS]);
 
-/// A key's lanes repay building [`Powers`] (about 700 TSC ticks on an Intel
-/// Xeon, 6/167, with its allocation and wipe) once it has hashed this many
-/// bytes in runs the lanes could take: there the portable code took 0.72
-/// ticks/B and the lanes 0.36. A key used once for a short message never
-/// builds them (`HashKey::absorb` counts).
+/// A key's lanes repay building [`Powers`] (about 1,100 TSC ticks on an
+/// Intel Xeon, 6/167, with its allocation and wipe) once it has hashed this
+/// many bytes in runs the lanes could take: the portable code takes 0.72
+/// ticks/B and the lanes 0.25. One-shot CWC encryption (capped to
+/// `avx2-vaes`) with the powers built at this threshold against never: 2304
+/// bytes even (2817–2988 against 2857–2933 ticks), 3456 bytes 12–15 %
+/// faster. A key used once for a short message never builds them
+/// (`HashKey::absorb` counts).
 pub(crate) const BUILD_AFTER_BYTES: usize = 2048;
 
 impl Drop for Powers {
@@ -128,7 +141,7 @@ fn limbs(x: u128) -> [u64; 5] {
 
 impl Powers {
     /// From Kh^1 … Kh^4 (canonical) of the portable backend, written
-    /// straight into their heap block (4.5 KiB: no copy through the stack).
+    /// straight into their heap block (7.5 KiB: no copy through the stack).
     pub(crate) fn new(token: Avx2, p: &soft::Powers) -> Box<Self> {
         let mut out = Box::<Powers>::new_uninit();
         // SAFETY: `token` is an `Avx2`, which `crate::cpu` hands out only
@@ -153,7 +166,7 @@ unsafe fn powers(_proof: Avx2, p: &soft::Powers, out: *mut Powers) {
     use zeroize::Zeroize;
     const { assert!(GROUPS == 16) };
     let mut k = p.all().map(limbs);
-    let lane = |i: usize| _mm256_set_epi64x(k[0][i] as i64, k[2][i] as i64, k[1][i] as i64, k[3][i] as i64);
+    let lane = |i: usize| _mm256_set_epi64x(k[0][i] as i64, k[1][i] as i64, k[2][i] as i64, k[3][i] as i64);
     let mut v: [Limbs; GROUPS] = [[_mm256_setzero_si256(); 5]; GROUPS];
     v[15] = core::array::from_fn(lane);
     let times = |x: &Limbs, (k, s): &(Limbs, [__m256i; 4])| carry(mul(x, k, s));
@@ -168,17 +181,77 @@ unsafe fn powers(_proof: Avx2, p: &soft::Powers, out: *mut Powers) {
     for g in (0..12).rev() {
         v[g] = times(&v[g + 4], &k16);
     }
-    for (g, x) in v.iter().enumerate() {
-        for i in 0..9 {
-            let y = if i < 5 { x[i] } else { _mm256_slli_epi64::<3>(x[i - 4]) };
-            // SAFETY: row i of group g of `*out`: 32 writable bytes (the
-            // caller's precondition), written without reading.
-            unsafe { _mm256_storeu_si256((&raw mut (*out).0[g].0[i]).cast(), y) };
+    for (g, power) in v.iter().enumerate() {
+        let shifted = times_2_32(*power);
+        let mut rows = arrange(&[*power, shifted, times_2_32(shifted)]);
+        for (m, row) in rows.iter().enumerate() {
+            for (i, &y) in row.iter().enumerate() {
+                // SAFETY: row 5m + i of group g of `*out`: 32 writable bytes
+                // (the caller's precondition), written without reading.
+                unsafe { _mm256_storeu_si256((&raw mut (*out).0[g].0[5 * m + i]).cast(), y) };
+            }
         }
+        rows.as_flattened_mut().iter_mut().for_each(Zeroize::zeroize);
     }
     k.as_flattened_mut().zeroize();
     // Every power of Kh passed through `v` on this stack frame.
     v.as_flattened_mut().iter_mut().for_each(Zeroize::zeroize);
+}
+
+/// A group's rows from its powers times 2^0, 2^32, 2^64 (`r[j]`, lane c
+/// holding chunk c's): vector m, lane l takes `r[j]`'s lane c, for word
+/// [`WORDS`]`[m][l]` = 3c + 2 − j (bits 32j … of chunk c):
+///
+/// ```text
+/// vector 0: (c, j) = (0, 2) (0, 1) (1, 1) (1, 0)
+/// vector 1:          (0, 0) (1, 2) (2, 0) (3, 2)
+/// vector 2:          (2, 2) (2, 1) (3, 1) (3, 0)
+/// ```
+#[target_feature(enable = "avx2")]
+fn arrange(r: &[Limbs; 3]) -> [Limbs; 3] {
+    const LANES: [[(usize, usize); 4]; 3] =
+        [[(0, 2), (0, 1), (1, 1), (1, 0)], [(0, 0), (1, 2), (2, 0), (3, 2)], [(2, 2), (2, 1), (3, 1), (3, 0)]];
+    const {
+        let mut m = 0;
+        while m < 3 {
+            let mut l = 0;
+            while l < 4 {
+                let (c, j) = LANES[m][l];
+                assert!(WORDS[m][l] == 3 * c + 2 - j);
+                l += 1;
+            }
+            m += 1;
+        }
+    };
+    // `blend::<M>(a, b)` takes qword lane q from b where dwords 2q, 2q + 1 of M
+    // are set; `permute4x64::<P>` puts source lane (P >> 2q) & 3 in lane q.
+    let rows = |i: usize| {
+        let [r0, r1, r2] = [r[0][i], r[1][i], r[2][i]];
+        let v0 = _mm256_blend_epi32::<0b1100_0000>(
+            _mm256_blend_epi32::<0b0011_1100>(r2, _mm256_permute4x64_epi64::<0b01_01_00_00>(r1)),
+            _mm256_permute4x64_epi64::<0b01_01_01_01>(r0),
+        );
+        let v1 = _mm256_blend_epi32::<0b1100_1100>(r0, r2);
+        let v2 = _mm256_blend_epi32::<0b1100_0000>(
+            _mm256_blend_epi32::<0b0011_1100>(
+                _mm256_permute4x64_epi64::<0b10_10_10_10>(r2),
+                _mm256_permute4x64_epi64::<0b11_11_10_10>(r1),
+            ),
+            r0,
+        );
+        [v0, v1, v2]
+    };
+    let by_limb: [[__m256i; 3]; 5] = core::array::from_fn(rows);
+    core::array::from_fn(|m| core::array::from_fn(|i| by_limb[i][m]))
+}
+
+/// x · 2^32 (x at rest), at rest: x · 2^6 with its limbs moved up one
+/// place, limb 4 into limb 0 times 8 (2^130 ≡ 8), then a carry step
+/// (its limbs < 2^35.1 before it).
+#[target_feature(enable = "avx2")]
+fn times_2_32(x: Limbs) -> Limbs {
+    let up = _mm256_slli_epi64::<6>;
+    carry([_mm256_slli_epi64::<9>(x[4]), up(x[0]), up(x[1]), up(x[2]), up(x[3])])
 }
 
 /// R after absorbing the 12-byte chunks of `data` (a multiple of 48 bytes,
@@ -195,73 +268,62 @@ fn splat(x: u64) -> __m256i {
     _mm256_set1_epi64x(x as i64)
 }
 
-/// Two 16-byte windows of `group`, at `lo` and `hi`, as one register.
-#[target_feature(enable = "avx2")]
-fn windows(group: &[u8], lo: usize, hi: usize) -> __m256i {
-    let (a, b) = (&group[lo..lo + 16], &group[hi..hi + 16]);
-    // SAFETY: `a` and `b` are 16 readable bytes each: two unaligned loads.
-    unsafe { _mm256_loadu2_m128i(b.as_ptr().cast(), a.as_ptr().cast()) }
+/// The 32-bit words of a group (48 bytes, 12 big-endian words: word d is
+/// bytes 4d … 4d + 3, bits 32j … 32j + 31 of chunk d / 3 with j = 2 − d % 3)
+/// each vector of [`load`] holds, lane by lane. Vector m is read from the 32
+/// bytes at 8m; its lanes 0, 1 take words from their first 16, lanes 2, 3
+/// from their last 16 (`vpshufb` stays within 16-byte halves).
+const WORDS: [[usize; 4]; 3] = [[0, 1, 4, 5], [2, 3, 8, 9], [6, 7, 10, 11]];
+
+/// The `vpshufb` pattern of vector m: each lane's word, reversed, in the low
+/// 4 bytes of its lane; an index with its top bit set writes 0.
+const fn order(m: usize) -> [i8; 32] {
+    let mut b = [-1i8; 32];
+    let mut l = 0;
+    while l < 4 {
+        let at = WORDS[m][l] - 2 * m; // the word's place among the 8 loaded
+        assert!(at / 4 == l / 2, "a lane's word lies in its own half");
+        let mut k = 0;
+        while k < 4 {
+            b[8 * l + k] = (4 * (at % 4) + 3 - k) as i8;
+            k += 1;
+        }
+        l += 1;
+    }
+    b
 }
 
-/// Four coefficients (48 bytes) as limb vectors 0–3 (limb 4 is 0), lanes in
-/// chunk order 0, 2, 1, 3.
+/// A group's 12 words (48 bytes) as three vectors, each lane's word
+/// ([`WORDS`]) in its low 32 bits, 0 above.
 #[target_feature(enable = "avx2")]
-fn load(group: &[u8]) -> [__m256i; 4] {
+fn load(group: &[u8]) -> [__m256i; 3] {
     assert!(group.len() == 48);
-    // In a half whose chunk starts at byte `o` of its window: bytes o+11 …
-    // o+4 (the low 64 bits, reversed) in qword 0, bytes o+3 … o in qword 1
-    // and zeros above them (an index with its top bit set writes 0).
-    let order =
-        |o: i8| [o + 11, o + 10, o + 9, o + 8, o + 7, o + 6, o + 5, o + 4, o + 3, o + 2, o + 1, o, -1, -1, -1, -1];
-    let shuffle = |lo: [i8; 16], hi: [i8; 16]| {
-        let b: [i8; 32] = core::array::from_fn(|i| if i < 16 { lo[i] } else { hi[i - 16] });
-        // SAFETY: `b` is 32 readable bytes.
-        unsafe { _mm256_loadu_si256(b.as_ptr().cast()) }
-    };
-    // chunks 0 and 1 at the start of their windows; chunk 2 likewise,
-    // chunk 3 at byte 4 of the group's last 16 bytes
-    let x = _mm256_shuffle_epi8(windows(group, 0, 12), shuffle(order(0), order(0)));
-    let y = _mm256_shuffle_epi8(windows(group, 24, 32), shuffle(order(0), order(4)));
-    let lo = _mm256_unpacklo_epi64(x, y); // low 64 bits of chunks 0, 2 | 1, 3
-    let hi = _mm256_unpackhi_epi64(x, y); // top 32 bits, likewise
-    let m = splat(M26);
-    [
-        _mm256_and_si256(lo, m),
-        _mm256_and_si256(_mm256_srli_epi64::<26>(lo), m),
-        _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi64::<52>(lo), _mm256_slli_epi64::<12>(hi)), m),
-        _mm256_srli_epi64::<14>(hi),
-    ]
+    const ORDER: [[i8; 32]; 3] = [order(0), order(1), order(2)];
+    core::array::from_fn(|m| {
+        let bytes = &group[8 * m..8 * m + 32];
+        // SAFETY: `bytes` and `ORDER[m]` are 32 readable bytes each: two
+        // unaligned loads.
+        let (x, o) = unsafe { (_mm256_loadu_si256(bytes.as_ptr().cast()), _mm256_loadu_si256(ORDER[m].as_ptr().cast())) };
+        _mm256_shuffle_epi8(x, o)
+    })
 }
 
-/// `t` plus the lane-wise products of a coefficient group `a` (limb 4 = 0)
-/// and a group's powers `p`, read from memory.
+/// `t` plus the lane-wise products of a coefficient group `a` (its three
+/// words) and a group's powers `p`, read from memory: limb i gains
+/// a_0·(row i) + a_1·(row 5 + i) + a_2·(row 10 + i).
 #[target_feature(enable = "avx2")]
-fn add_products(t: Limbs, a: &[__m256i; 4], p: &Group) -> Limbs {
-    let [a0, a1, a2, a3] = *a;
-    // Entry i of the group is the 32 bytes at offset 32·i.
-    const K0: usize = 0;
-    const K1: usize = 1;
-    const K2: usize = 2;
-    const K3: usize = 3;
-    const K4: usize = 4;
-    const S2: usize = 6;
-    const S3: usize = 7;
-    const S4: usize = 8;
-    macro_rules! m {
-        ($x:expr, $entry:expr) => {
-            mul32_at::<{ 32 * $entry }, Group>($x, p)
+fn add_products(t: Limbs, a: &[__m256i; 3], p: &Group) -> Limbs {
+    let [a0, a1, a2] = *a;
+    // Row r of the group is the 32 bytes at offset 32·r.
+    macro_rules! limb {
+        ($i:literal) => {
+            _mm256_add_epi64(
+                _mm256_add_epi64(t[$i], mul32_at::<{ 32 * $i }, Group>(a0, p)),
+                _mm256_add_epi64(mul32_at::<{ 32 * (5 + $i) }, Group>(a1, p), mul32_at::<{ 32 * (10 + $i) }, Group>(a2, p)),
+            )
         };
     }
-    let add4 = |t: __m256i, q: [__m256i; 4]| {
-        _mm256_add_epi64(t, _mm256_add_epi64(_mm256_add_epi64(q[0], q[1]), _mm256_add_epi64(q[2], q[3])))
-    };
-    [
-        add4(t[0], [m!(a0, K0), m!(a1, S4), m!(a2, S3), m!(a3, S2)]),
-        add4(t[1], [m!(a0, K1), m!(a1, K0), m!(a2, S4), m!(a3, S3)]),
-        add4(t[2], [m!(a0, K2), m!(a1, K1), m!(a2, K0), m!(a3, S4)]),
-        add4(t[3], [m!(a0, K3), m!(a1, K2), m!(a2, K1), m!(a3, K0)]),
-        add4(t[4], [m!(a0, K4), m!(a1, K3), m!(a2, K2), m!(a3, K1)]),
-    ]
+    [limb!(0), limb!(1), limb!(2), limb!(3), limb!(4)]
 }
 
 /// One lazy carry step per lane: two interleaved chains (see the bounds).
@@ -306,7 +368,7 @@ fn lane0(r: u128) -> Limbs {
     limbs(r).map(|v| _mm256_set_epi64x(0, 0, 0, v as i64))
 }
 
-/// The sum of the four lanes of `t` (each limb's lanes < 2^59.4), carried
+/// The sum of the four lanes of `t` (at rest), carried
 /// and folded to a value <= 2^127.
 #[target_feature(enable = "avx2")]
 fn lane_sum(t: Limbs) -> u128 {
@@ -328,10 +390,12 @@ fn lane_sum(t: Limbs) -> u128 {
 #[inline]
 fn block(p: &Powers, v: Limbs, data: &[u8]) -> Limbs {
     let first = GROUPS - data.len() / 48;
-    // Kh^n: lane 0 of the block's first group
+    // Kh^n: the block's first chunk's power, unscaled (word 2 of the group:
+    // lane 0 of vector 1, rows 5 … 9)
+    const { assert!(WORDS[1][0] == 2) };
     let g = &p.0[first].0;
-    let k = core::array::from_fn(|i| splat(g[i][0]));
-    let s = core::array::from_fn(|i| splat(g[5 + i][0]));
+    let k: Limbs = core::array::from_fn(|i| splat(g[5 + i][0]));
+    let s = core::array::from_fn(|i| _mm256_slli_epi64::<3>(k[i + 1]));
     let mut t = mul(&v, &k, &s);
     for (group, powers) in data.chunks_exact(48).zip(&p.0[first..]) {
         t = add_products(t, &load(group), powers);
@@ -374,7 +438,7 @@ mod tests {
         // are plain integers, valid for any bits: read through a raw
         // pointer, with no reference to the dropped `Powers`.
         let limbs = unsafe { (&raw const (*p.as_ptr()).0).read() };
-        assert!(limbs.iter().all(|g| g.0 == [[0; 4]; 9]));
+        assert!(limbs.iter().all(|g| g.0 == [[0; 4]; 15]));
     }
 
     /// Both sets and the odd last group against the portable hash, for hash
@@ -413,8 +477,9 @@ mod tests {
         }
     }
 
-    /// The loader puts every byte of every chunk where the coefficient has
-    /// it: one byte set at a time, the lane's limbs read back.
+    /// The loader puts every byte of a group in the lane [`WORDS`] gives its
+    /// word, at its place in the word, and nowhere else: one byte set at a
+    /// time, every lane read back. (So every word is taken exactly once.)
     #[test]
     fn load_places_every_byte() {
         if crate::cpu::Features::detect().avx2().is_none() {
@@ -424,22 +489,21 @@ mod tests {
             let mut g = [0u8; 48];
             g[byte] = 0xa5;
             // SAFETY: the CPU has AVX2 (checked above).
-            let limbs = unsafe { load(&g) };
-            let chunk = byte / 12;
-            let lane = [0, 2, 1, 3][chunk];
-            let mut value = 0u128;
-            for (i, v) in limbs.iter().enumerate() {
+            let vectors = unsafe { load(&g) };
+            let mut found = vec![];
+            for (m, v) in vectors.iter().enumerate() {
                 let mut l = [0u64; 4];
                 // SAFETY: `l` is 32 writable bytes.
                 unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), *v) };
-                for (j, &x) in l.iter().enumerate() {
-                    if j != lane {
-                        assert_eq!(x, 0, "byte {byte} leaked into lane {j}");
-                    }
-                }
-                value += u128::from(l[lane]) << (26 * i);
+                found.extend(l.iter().enumerate().filter(|&(_, &x)| x != 0).map(|(lane, &x)| (m, lane, x)));
             }
-            assert_eq!(value, 0xa5u128 << (8 * (11 - byte % 12)), "byte {byte}");
+            let want = (0..3)
+                .flat_map(|m| (0..4).map(move |l| (m, l)))
+                .filter(|&(m, l)| WORDS[m][l] == byte / 4)
+                .map(|(m, l)| (m, l, 0xa5u64 << (8 * (3 - byte % 4))))
+                .collect::<Vec<_>>();
+            assert_eq!(want.len(), 1, "word {} is in one lane", byte / 4);
+            assert_eq!(found, want, "byte {byte}");
         }
     }
 }
