@@ -132,7 +132,7 @@ unsafe fn encrypt_raw(
         return FAIL;
     }
     let in_place = c.cast_const() == m;
-    // c is written while m is copied, before ad is read, and before the tag
+    // c is written while m is read, before ad is read, and before the tag
     // is written.
     if (!in_place && overlap(c, m_len, m, m_len)) || overlap(c, m_len, ad, ad_len) || overlap(c, m_len, tag, tag_len) {
         return FAIL;
@@ -154,18 +154,15 @@ unsafe fn encrypt_raw(
     // SAFETY: caller contract: c is NULL or m_len writable bytes; it overlaps
     // neither ad nor src (checked), so this is the only reference to them.
     let Some(buf) = (unsafe { message_mut(c, m_len) }) else { return FAIL };
-    // Every check is done: from here on the call succeeds.
-    if let Some(src) = src {
-        buf.copy_from_slice(src);
-    }
-    let Ok(t) = cwc.encrypt_detached(&nonce, ad, buf, tag_len) else {
-        // Unreachable (the library fails only on lengths, checked above, and
-        // then before touching buf); leave no plaintext copy behind.
-        if !in_place {
-            buf.fill(0);
-        }
-        return FAIL;
+    // Every check is done: from here on the call succeeds. Out of place,
+    // counter mode reads m and writes c (no copy of m into c first).
+    let sealed = match src {
+        Some(src) => cwc.encrypt_into(&nonce, ad, src, buf, tag_len),
+        None => cwc.encrypt_detached(&nonce, ad, buf, tag_len),
     };
+    // Unreachable (the library fails only on lengths, checked above, and
+    // then before touching buf).
+    let Ok(t) = sealed else { return FAIL };
     // SAFETY: caller contract: tag is non-NULL (checked) and tag_len
     // writable bytes; the borrows of c, m and ad are no longer used.
     unsafe { write(tag, t.as_slice()) };

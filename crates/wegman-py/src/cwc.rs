@@ -214,8 +214,7 @@ pub(crate) fn seal<'py>(
             let (head, rest) = out.split_at_mut(prefix.len());
             head.copy_from_slice(prefix);
             let (body, tail) = rest.split_at_mut(p.len());
-            body.copy_from_slice(p);
-            let tag = key.encrypt_detached(nonce, aad, body, tag_len)?;
+            let tag = key.encrypt_into(nonce, aad, p, body, tag_len)?;
             tail.copy_from_slice(tag.as_slice());
             Ok(())
         })

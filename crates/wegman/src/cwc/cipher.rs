@@ -143,14 +143,14 @@ impl Cipher {
         }
     }
 
-    /// With a counter-mode leaf and a long enough run: XOR the keystream
-    /// blocks `first`, `first + 1`, … into the whole blocks at the start of
-    /// `data`, or with `out`, `data` XOR the keystream written to `out`;
+    /// With a counter-mode leaf and a long enough run: the input's whole
+    /// blocks at the start of `buf` XOR the keystream blocks `first`,
+    /// `first + 1`, … written to its output (the same bytes, or others);
     /// returns how many bytes it did (0 when the `aes` crate should do them).
-    fn wide(&self, nonce: &[u8; 11], first: u64, data: &mut [u8], out: Option<&mut [u8]>) -> usize {
+    fn wide(&self, nonce: &[u8; 11], first: u64, buf: InOutBuf<'_, '_, u8>) -> usize {
         #[cfg(target_arch = "x86_64")]
         if let Some(w) = &self.wide {
-            let n = data.len() & !15;
+            let n = buf.len() & !15;
             if n >= w.leaf.min_bytes() {
                 let schedule = || Box::new(w.leaf.schedule(&w.key[..self.key_bytes()]));
                 let Some(keys) = w.keys.offer(n, CTR_BUILD_AFTER_BYTES, schedule) else { return 0 };
@@ -158,15 +158,11 @@ impl Cipher {
                 let mut prefix = [0u8; 12];
                 prefix[0] = 0x80;
                 prefix[1..].copy_from_slice(nonce);
-                let buf = match out {
-                    Some(o) => InOutBuf::new(&data[..n], &mut o[..n]).expect("equal lengths"),
-                    None => InOutBuf::from(&mut data[..n]),
-                };
-                w.leaf.apply(keys, &prefix, first, buf);
+                w.leaf.apply(keys, &prefix, first, buf.split_at(n).0);
                 return n;
             }
         }
-        let _ = (nonce, first, data, out);
+        let _ = (nonce, first, buf);
         0
     }
 }
@@ -212,7 +208,7 @@ impl Ctr {
     /// XOR the next `data.len()` keystream bytes into `data`. The caller
     /// enforces the 2^32 - 1 block limit, so the 32-bit counter never wraps.
     pub(crate) fn apply(&mut self, cipher: &Cipher, data: &mut [u8]) {
-        self.run(cipher, data, None, None);
+        self.run(cipher, InOutBuf::from(data), None);
     }
 
     /// [`apply`](Self::apply) from the start of the keystream, also
@@ -222,65 +218,41 @@ impl Ctr {
     pub(crate) fn apply_with_pad(&mut self, cipher: &Cipher, data: &mut [u8]) -> [u8; 16] {
         debug_assert!(self.next == 1 && self.rest_len == 0);
         let mut pad = [0u8; 16];
-        self.run(cipher, data, None, Some(&mut pad));
+        self.run(cipher, InOutBuf::from(data), Some(&mut pad));
         pad
     }
 
-    /// `data` XOR the next keystream bytes, written to `out` (as long as
-    /// `data`), which is only written, never read; with `pad` (only at the
-    /// start) also the MAC's pad, as in [`apply_with_pad`](Self::apply_with_pad).
-    /// One-pass decryption writes the plaintext of its private copy straight
-    /// to the caller's output this way, instead of back into the copy and
-    /// then out. `data` is scratch: the bytes a partial block's carried
-    /// keystream covers are XORed there in place and then copied.
-    pub(crate) fn apply_into(&mut self, cipher: &Cipher, data: &mut [u8], out: &mut [u8], pad: Option<&mut [u8; 16]>) {
-        debug_assert_eq!(data.len(), out.len());
+    /// The input of `buf` XOR the next keystream bytes, written to its
+    /// output (the same bytes, or others of the same length, which are then
+    /// only written, never read); with `pad` (only at the start) also the
+    /// MAC's pad, as in [`apply_with_pad`](Self::apply_with_pad). One-pass
+    /// decryption writes the plaintext of its private copy straight to the
+    /// caller's output this way, and encryption the ciphertext of the
+    /// caller's plaintext to another buffer.
+    pub(crate) fn apply_inout(&mut self, cipher: &Cipher, buf: InOutBuf<'_, '_, u8>, pad: Option<&mut [u8; 16]>) {
         debug_assert!(pad.is_none() || (self.next == 1 && self.rest_len == 0));
-        self.run(cipher, data, Some(out), pad);
+        self.run(cipher, buf, pad);
     }
 
-    /// The keystream XORed into `data`, or with `out`, `data` XOR the
-    /// keystream written to `out` (see [`apply_into`](Self::apply_into)).
-    fn run(
-        &mut self,
-        cipher: &Cipher,
-        mut data: &mut [u8],
-        mut out: Option<&mut [u8]>,
-        mut pad: Option<&mut [u8; 16]>,
-    ) {
-        // Moves the first `n` bytes of `data`, already XORed in place, to
-        // `out` if there is one, and steps `out` past them.
-        fn copy_out(out: &mut Option<&mut [u8]>, data: &[u8], n: usize) {
-            if let Some(o) = out.take() {
-                let (head, rest) = o.split_at_mut(n);
-                head.copy_from_slice(&data[..n]);
-                *out = Some(rest);
-            }
-        }
+    fn run(&mut self, cipher: &Cipher, mut buf: InOutBuf<'_, '_, u8>, mut pad: Option<&mut [u8; 16]>) {
         if self.rest_len > 0 {
-            let n = self.rest_len.min(data.len());
+            let n = self.rest_len.min(buf.len());
             let off = 16 - self.rest_len;
-            for (d, k) in data[..n].iter_mut().zip(&self.rest[off..off + n]) {
-                *d ^= k;
-            }
+            let (mut head, rest) = buf.split_at(n);
+            head.xor_in2out(&self.rest[off..off + n]);
             self.rest_len -= n;
-            copy_out(&mut out, data, n);
-            data = &mut data[n..];
+            buf = rest;
         }
-        let wide = cipher.wide(&self.nonce, self.next, data, out.as_deref_mut());
+        let wide = cipher.wide(&self.nonce, self.next, buf.reborrow());
         self.next += (wide / 16) as u64;
-        // The leaf wrote those bytes to `out` itself.
-        if let Some(o) = out.take() {
-            out = Some(&mut o[wide..]);
-        }
-        data = &mut data[wide..];
+        buf = buf.split_at(wide).1;
         let mut ks = [Array::<u8, cipher::consts::U16>::default(); PAR];
         let template = counter_block(&self.nonce, 0);
         let mut used = 0;
-        while !data.is_empty() || pad.is_some() {
+        while !buf.is_empty() || pad.is_some() {
             // Slot 0 holds the pad's counter block on the first pass.
             let extra = usize::from(pad.is_some());
-            let blocks = data.len().div_ceil(16).min(PAR - extra);
+            let blocks = buf.len().div_ceil(16).min(PAR - extra);
             if extra == 1 {
                 ks[0].copy_from_slice(&template);
             }
@@ -296,42 +268,21 @@ impl Ctr {
                 p.copy_from_slice(&ks[0]);
             }
             let ks = &ks[extra..extra + blocks];
-            let n = data.len().min(16 * blocks);
-            // Whole blocks XORed 16 bytes at a time (into `data`, or from it
-            // into `out`); a final partial block byte by byte, its unused
-            // keystream kept for the next call.
-            let (whole, tail) = data[..n].split_at_mut(n & !15);
-            let xor = |d: &[u8], k: &Array<u8, cipher::consts::U16>| {
-                (u128::from_ne_bytes(d.try_into().expect("16 bytes"))
-                    ^ u128::from_ne_bytes(k.as_slice().try_into().expect("16 bytes")))
-                .to_ne_bytes()
-            };
-            match out.take() {
-                Some(o) => {
-                    let (o_whole, o_rest) = o.split_at_mut(whole.len());
-                    for ((o, d), k) in o_whole.chunks_exact_mut(16).zip(whole.chunks_exact(16)).zip(ks) {
-                        o.copy_from_slice(&xor(d, k));
-                    }
-                    out = Some(o_rest);
-                }
-                None => {
-                    for (d, k) in whole.chunks_exact_mut(16).zip(ks) {
-                        let x = xor(d, k);
-                        d.copy_from_slice(&x);
-                    }
-                }
+            let n = buf.len().min(16 * blocks);
+            let (now, rest) = buf.split_at(n);
+            // Whole blocks 16 bytes at a time; a final partial block byte by
+            // byte, its unused keystream kept for the next call.
+            let (whole, mut tail) = now.into_chunks::<cipher::consts::U16>();
+            for (mut b, k) in whole.into_iter().zip(ks) {
+                b.xor_in2out(k);
             }
             if !tail.is_empty() {
                 let k = &ks[n / 16];
-                for (d, k) in tail.iter_mut().zip(k.iter()) {
-                    *d ^= k;
-                }
+                tail.xor_in2out(&k[..tail.len()]);
                 self.rest.copy_from_slice(k);
                 self.rest_len = 16 - tail.len();
-                let t = tail.len();
-                copy_out(&mut out, tail, t);
             }
-            data = &mut data[n..];
+            buf = rest;
         }
         // Plain stores, kept by `black_box` (which the optimizer must assume
         // reads them): `zeroize`'s volatile loop stored a byte a cycle, up to
@@ -390,7 +341,7 @@ mod tests {
     }
 
     #[test]
-    fn apply_into_writes_what_apply_computes_at_every_split() {
+    fn apply_inout_writes_what_apply_computes_at_every_split() {
         let data: Vec<u8> = (0..1200u32).map(|i| (i * 37 + 11) as u8).collect();
         let nonce = [0x6b; 11];
         for features in Features::detect().every_level() {
@@ -403,19 +354,20 @@ mod tests {
                 for first in (0..=100).chain([255, 256, 257, 511, 512, 513, 1199, 1200]) {
                     let mut ctr = Ctr::new(&nonce);
                     let mut got = vec![0xa5u8; data.len()];
-                    let mut scratch = data.clone();
-                    let (s1, s2) = scratch.split_at_mut(first);
+                    let input = data.clone();
+                    let (i1, i2) = input.split_at(first);
                     let (o1, o2) = got.split_at_mut(first);
                     let mut pad = [0u8; 16];
-                    ctr.apply_into(&cipher, s1, o1, Some(&mut pad));
-                    ctr.apply_into(&cipher, s2, o2, None);
+                    ctr.apply_inout(&cipher, InOutBuf::new(i1, o1).unwrap(), Some(&mut pad));
+                    ctr.apply_inout(&cipher, InOutBuf::new(i2, o2).unwrap(), None);
                     assert_eq!((got.as_slice(), pad), (want.as_slice(), want_pad), "split at {first}");
+                    assert_eq!(input, data, "the input is only read");
                     let mut ctr = Ctr::new(&nonce);
                     let mut in_place = data.clone();
                     let (a, b) = in_place.split_at_mut(first);
                     ctr.apply_with_pad(&cipher, a);
                     let mut out = vec![0u8; b.len()];
-                    ctr.apply_into(&cipher, b, &mut out, None);
+                    ctr.apply_inout(&cipher, InOutBuf::new(b, &mut out).unwrap(), None);
                     assert_eq!([&in_place[..first], &out[..]].concat(), want, "mixed, split at {first}");
                 }
             }

@@ -154,12 +154,58 @@ impl CwcKey {
         buf: &mut [u8],
         tag_len: usize,
     ) -> Result<Tag, Error> {
+        self.seal(nonce, aad, InOutBuf::from(buf), tag_len)
+    }
+
+    /// CWC-ENC from one buffer to another: the encryption of `plaintext` is
+    /// written to `out` (as long as `plaintext`), and the `tag_len`-byte tag
+    /// returned. One pass of counter mode from `plaintext` to `out`, then the
+    /// hash of `out`: no copy of the plaintext first (as OpenSSL's
+    /// `EVP_EncryptUpdate` writes its output). Checks every length before
+    /// touching `out`.
+    ///
+    /// ```
+    /// use wegman::cwc::CwcKey;
+    /// let key = CwcKey::new(&[7u8; 16])?;
+    /// let nonce = [1u8; 11];
+    /// let plaintext = b"attack at dawn";
+    /// let mut ciphertext = [0u8; 14];
+    /// let tag = key.encrypt_into(&nonce, b"header", plaintext, &mut ciphertext, 16)?;
+    /// let mut sealed = ciphertext.to_vec();
+    /// sealed.extend_from_slice(tag.as_slice());
+    /// assert_eq!(sealed, key.encrypt(&nonce, b"header", plaintext, 16)?);
+    /// # Ok::<(), wegman::Error>(())
+    /// ```
+    pub fn encrypt_into(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        plaintext: &[u8],
+        out: &mut [u8],
+        tag_len: usize,
+    ) -> Result<Tag, Error> {
+        let got = out.len();
+        let buf = InOutBuf::new(plaintext, out)
+            .map_err(|_| Error::InvalidLength { what: "output", expected: plaintext.len(), got })?;
+        self.seal(nonce, aad, buf, tag_len)
+    }
+
+    /// CWC-ENC of the input of `buf` into its output (the same bytes, or
+    /// others), after checking every length.
+    pub(super) fn seal(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        mut buf: InOutBuf<'_, '_, u8>,
+        tag_len: usize,
+    ) -> Result<Tag, Error> {
         check_tag_len(tag_len)?;
         check_len("associated data", aad.len() as u64)?;
         check_len("message", buf.len() as u64)?;
         self.prefetch_for(aad.len(), buf.len());
-        let mut pad = Ctr::new(nonce).apply_with_pad(&self.cipher, buf);
-        Ok(self.tag_whole(aad, buf, &mut pad, tag_len))
+        let mut pad = [0u8; 16];
+        Ctr::new(nonce).apply_inout(&self.cipher, buf.reborrow(), Some(&mut pad));
+        Ok(self.tag_whole(aad, buf.get_out(), &mut pad, tag_len))
     }
 
     /// CWC-DEC in place: `tag` (its length is the mode's tl, 1..=16) is
@@ -174,6 +220,41 @@ impl CwcKey {
         tag: &[u8],
     ) -> Result<(), Error> {
         self.raw_decryptor(nonce, aad, tag)?.in_place(buf)
+    }
+
+    /// CWC-DEC from one buffer to another: `ciphertext` decrypted into `out`
+    /// (as long as `ciphertext`), `tag` (its length is the mode's tl,
+    /// 1..=16) checked in constant time, in the one pass of
+    /// [`decrypt_detached`](Self::decrypt_detached), which reads each byte
+    /// of `ciphertext` once and never reads `out`. On failure `out` is
+    /// zeroed (length errors fail before touching it).
+    ///
+    /// ```
+    /// use wegman::cwc::CwcKey;
+    /// let key = CwcKey::new(&[7u8; 16])?;
+    /// let nonce = [1u8; 11];
+    /// let mut ciphertext = [0u8; 14];
+    /// let tag = key.encrypt_into(&nonce, b"", b"attack at dawn", &mut ciphertext, 16)?;
+    /// let mut plaintext = [0u8; 14];
+    /// key.decrypt_into(&nonce, b"", &ciphertext, tag.as_slice(), &mut plaintext)?;
+    /// assert_eq!(&plaintext, b"attack at dawn");
+    /// ciphertext[0] ^= 1;
+    /// assert!(key.decrypt_into(&nonce, b"", &ciphertext, tag.as_slice(), &mut plaintext).is_err());
+    /// assert_eq!(plaintext, [0u8; 14]);
+    /// # Ok::<(), wegman::Error>(())
+    /// ```
+    pub fn decrypt_into(
+        &self,
+        nonce: &[u8; NONCE_BYTES],
+        aad: &[u8],
+        ciphertext: &[u8],
+        tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<(), Error> {
+        let got = out.len();
+        let buf = InOutBuf::new(ciphertext, out)
+            .map_err(|_| Error::InvalidLength { what: "output", expected: ciphertext.len(), got })?;
+        self.raw_decryptor(nonce, aad, tag)?.inout(buf)
     }
 
     /// Only the tag check of CWC-DEC (no decryption). The result is still
@@ -331,6 +412,33 @@ impl fmt::Debug for CwcKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `encrypt_into` with an output of the wrong length fails before
+    /// writing anything, and leaves the plaintext alone either way.
+    #[test]
+    fn encrypt_into_checks_the_output_length_first() {
+        let key = CwcKey::new(&[9u8; 16]).unwrap();
+        let plaintext = [0x3cu8; 100];
+        for len in [0, 99, 101, 200] {
+            let mut out = vec![0xa5u8; len];
+            let err = key.encrypt_into(&[1; 11], b"", &plaintext, &mut out, 16).unwrap_err();
+            assert_eq!(err, Error::InvalidLength { what: "output", expected: 100, got: len });
+            assert!(out.iter().all(|&b| b == 0xa5), "output written at length {len}");
+        }
+        let mut out = [0u8; 100];
+        let tag = key.encrypt_into(&[1; 11], b"", &plaintext, &mut out, 16).unwrap();
+        assert_eq!(plaintext, [0x3cu8; 100]);
+        assert_eq!([&out[..], tag.as_slice()].concat(), key.encrypt(&[1; 11], b"", &plaintext, 16).unwrap());
+        let mut out = [0u8; 100];
+        assert!(key.encrypt_into(&[1; 11], b"", &plaintext, &mut out, 17).is_err(), "tag length checked");
+        assert_eq!(out, [0u8; 100]);
+        // decrypt_into likewise: a wrong output length fails untouched
+        let sealed = key.encrypt(&[1; 11], b"", &plaintext, 16).unwrap();
+        let mut short = vec![0xa5u8; 99];
+        let err = key.decrypt_into(&[1; 11], b"", &sealed[..100], &sealed[100..], &mut short).unwrap_err();
+        assert_eq!(err, Error::InvalidLength { what: "output", expected: 100, got: 99 });
+        assert!(short.iter().all(|&b| b == 0xa5));
+    }
 
     #[test]
     fn tag_eq_accepts_equal_tags_and_rejects_every_bit_flip_at_every_length() {

@@ -4,7 +4,7 @@
 //! **Each ciphertext byte is read once.** The ciphertext is taken in
 //! chunks of [`CHUNK`] bytes; each chunk is copied once into a private
 //! stack buffer, that copy is hashed (CWC-HASH), and the keystream XOR of
-//! that same copy is written to the output (CWC-CTR, `Ctr::apply_into`). The tag is compared (constant time) at the
+//! that same copy is written to the output (CWC-CTR, `Ctr::apply_inout`). The tag is compared (constant time) at the
 //! end; on a mismatch the **whole output is zeroed**. So whatever another
 //! thread or process does to the ciphertext meanwhile (shared memory, a
 //! shared mmap of a file), a success has written the decryption of exactly
@@ -128,10 +128,10 @@ impl RawDecryptor<'_> {
             }
             // SAFETY: `off + n < len`: inside `m`'s `len` writable bytes
             // (caller contract), non-NULL as `n > 0`, not overlapping the
-            // local buffer. The slice is only written (`apply_into` never
+            // local buffer. The slice is only written (`apply_inout` never
             // reads its output) and dropped before `m` is touched again.
             let dst = unsafe { core::slice::from_raw_parts_mut(m.wrapping_add(off), n) };
-            ctr.apply_into(&key.cipher, chunk, dst, first);
+            ctr.apply_inout(&key.cipher, InOutBuf::new(chunk, dst).expect("equal lengths"), first);
             off += n;
         };
         let e = hash::finish(self.r, self.len_a, len as u64);
