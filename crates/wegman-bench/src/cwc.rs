@@ -31,9 +31,10 @@
 //!   `EncryptInit_ex2(key, nonce)` + Update + Final + GET_TAG, or
 //!   `DecryptInit_ex2(key, nonce)` + Update + SET_TAG + Final, into a reused
 //!   output buffer (OpenSSL's API writes to the caller's buffer);
-//! * precomputed — the key made once: `CwcKey` and `encrypt_detached` /
-//!   `decrypt_detached`, `Aes128Gcm` and `encrypt_inout_detached` /
-//!   `decrypt_inout_detached` (all in place, so the call first copies the
+//! * precomputed — the key made once: `CwcKey` and `encrypt_into` /
+//!   `decrypt_into` from the message to a reused buffer (out of place, as
+//!   OpenSSL's calls write theirs), `Aes128Gcm` and `encrypt_inout_detached`
+//!   / `decrypt_inout_detached` (in place, so the call first copies the
 //!   plaintext or ciphertext into a reused buffer), and an OpenSSL context
 //!   keyed once per key, given only the nonce per call;
 //! * aws-lc-rs and ring: `LessSafeKey::new(UnboundKey::new(..))` inside the
