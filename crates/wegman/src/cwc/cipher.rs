@@ -273,8 +273,14 @@ impl Ctr {
             // Whole blocks 16 bytes at a time; a final partial block byte by
             // byte, its unused keystream kept for the next call.
             let (whole, mut tail) = now.into_chunks::<cipher::consts::U16>();
+            let word = |b: &Array<u8, cipher::consts::U16>| u128::from_ne_bytes(b.0);
             for (mut b, k) in whole.into_iter().zip(ks) {
-                b.xor_in2out(k);
+                // One 16-byte XOR, as before this took an `InOutBuf`: inout's
+                // `xor_in2out` goes byte by byte through a temporary (one-shot
+                // encryption of 16–100 bytes ran up to 5 % slower with it,
+                // three alternating runs on the IFMA tier).
+                let x = word(b.get_in()) ^ word(k);
+                b.get_out().0 = x.to_ne_bytes();
             }
             if !tail.is_empty() {
                 let k = &ks[n / 16];
