@@ -108,7 +108,8 @@ impl Contender for WegmanPrecomputed {
     #[inline]
     fn call(&mut self, input: &Input<'_>) -> u8 {
         let buf = self.buf.place(input.msg);
-        let tag = self.keys[input.slot].encrypt_into(&self.nonce[input.slot], &[], input.msg, buf, TAG).expect("lengths");
+        let tag =
+            self.keys[input.slot].encrypt_into(&self.nonce[input.slot], &[], input.msg, buf, TAG).expect("lengths");
         self.tag.copy_from_slice(tag.as_slice());
         self.tag[TAG - 1]
     }

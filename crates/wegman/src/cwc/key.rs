@@ -185,8 +185,11 @@ impl CwcKey {
         tag_len: usize,
     ) -> Result<Tag, Error> {
         let got = out.len();
-        let buf = InOutBuf::new(plaintext, out)
-            .map_err(|_| Error::InvalidLength { what: "output", expected: plaintext.len(), got })?;
+        let buf = InOutBuf::new(plaintext, out).map_err(|_| Error::InvalidLength {
+            what: "output",
+            expected: plaintext.len(),
+            got,
+        })?;
         self.seal(nonce, aad, buf, tag_len)
     }
 
@@ -252,8 +255,11 @@ impl CwcKey {
         out: &mut [u8],
     ) -> Result<(), Error> {
         let got = out.len();
-        let buf = InOutBuf::new(ciphertext, out)
-            .map_err(|_| Error::InvalidLength { what: "output", expected: ciphertext.len(), got })?;
+        let buf = InOutBuf::new(ciphertext, out).map_err(|_| Error::InvalidLength {
+            what: "output",
+            expected: ciphertext.len(),
+            got,
+        })?;
         self.raw_decryptor(nonce, aad, tag)?.inout(buf)
     }
 

@@ -10,9 +10,10 @@
 //!   least 192 bytes (two groups of eight coefficients); shorter runs and
 //!   the rest of a run go portable.
 //!
-//! - `x86_avx2.rs`: four lanes of radix-2^26 limbs, each coefficient
-//!   multiplied by its own precomputed power, for runs of at least 192
-//!   bytes, on CPUs with AVX2 but no IFMA; the rest of a run goes portable.
+//! - `x86_avx2.rs`: four lanes of radix-2^26 limbs, each 32-bit word of
+//!   each coefficient multiplied by its own precomputed power (times 2^0,
+//!   2^32 or 2^64), for runs of at least 192 bytes, on CPUs with AVX2 but
+//!   no IFMA; the rest of a run goes portable.
 //!
 //! CWC-CTR's keystream for long runs of whole blocks comes from the AES
 //! layer (`crate::aes`: AES-NI, VAES-256 or VAES-512; `cipher.rs` asks it).
@@ -44,10 +45,10 @@ pub(crate) enum HashKey {
     /// the memory is freed), so a key moved around by value stays small.
     Ifma(soft::Powers, Lazy<x86_avx512ifma::Powers>, crate::cpu::Avx512Ifma),
     #[cfg(target_arch = "x86_64")]
-    /// As `Ifma`, with four lanes of 26-bit limbs (Kh^1 … Kh^64, each
-    /// coefficient of a block under its own power), built once the key has
-    /// offered the lanes [`x86_avx2::BUILD_AFTER_BYTES`]; runs before that
-    /// go portable.
+    /// As `Ifma`, with four lanes of 26-bit limbs (Kh^1 … Kh^64 times 2^0,
+    /// 2^32 and 2^64, each word of a block under its own power), built once
+    /// the key has offered the lanes [`x86_avx2::BUILD_AFTER_BYTES`]; runs
+    /// before that go portable.
     Avx2(soft::Powers, Lazy<x86_avx2::Powers>, crate::cpu::Avx2),
 }
 

@@ -303,7 +303,8 @@ fn load(group: &[u8]) -> [__m256i; 3] {
         let bytes = &group[8 * m..8 * m + 32];
         // SAFETY: `bytes` and `ORDER[m]` are 32 readable bytes each: two
         // unaligned loads.
-        let (x, o) = unsafe { (_mm256_loadu_si256(bytes.as_ptr().cast()), _mm256_loadu_si256(ORDER[m].as_ptr().cast())) };
+        let (x, o) =
+            unsafe { (_mm256_loadu_si256(bytes.as_ptr().cast()), _mm256_loadu_si256(ORDER[m].as_ptr().cast())) };
         _mm256_shuffle_epi8(x, o)
     })
 }
@@ -319,7 +320,10 @@ fn add_products(t: Limbs, a: &[__m256i; 3], p: &Group) -> Limbs {
         ($i:literal) => {
             _mm256_add_epi64(
                 _mm256_add_epi64(t[$i], mul32_at::<{ 32 * $i }, Group>(a0, p)),
-                _mm256_add_epi64(mul32_at::<{ 32 * (5 + $i) }, Group>(a1, p), mul32_at::<{ 32 * (10 + $i) }, Group>(a2, p)),
+                _mm256_add_epi64(
+                    mul32_at::<{ 32 * (5 + $i) }, Group>(a1, p),
+                    mul32_at::<{ 32 * (10 + $i) }, Group>(a2, p),
+                ),
             )
         };
     }
