@@ -207,22 +207,10 @@ unsafe fn powers(_proof: Avx2, p: &soft::Powers, out: *mut Powers) {
 /// vector 1:          (0, 0) (1, 2) (2, 0) (3, 2)
 /// vector 2:          (2, 2) (2, 1) (3, 1) (3, 0)
 /// ```
+///
+/// (`arrange_follows_the_words` checks every lane against [`WORDS`].)
 #[target_feature(enable = "avx2")]
 fn arrange(r: &[Limbs; 3]) -> [Limbs; 3] {
-    const LANES: [[(usize, usize); 4]; 3] =
-        [[(0, 2), (0, 1), (1, 1), (1, 0)], [(0, 0), (1, 2), (2, 0), (3, 2)], [(2, 2), (2, 1), (3, 1), (3, 0)]];
-    const {
-        let mut m = 0;
-        while m < 3 {
-            let mut l = 0;
-            while l < 4 {
-                let (c, j) = LANES[m][l];
-                assert!(WORDS[m][l] == 3 * c + 2 - j);
-                l += 1;
-            }
-            m += 1;
-        }
-    };
     // `blend::<M>(a, b)` takes qword lane q from b where dwords 2q, 2q + 1 of M
     // are set; `permute4x64::<P>` puts source lane (P >> 2q) & 3 in lane q.
     let rows = |i: usize| {
@@ -247,7 +235,7 @@ fn arrange(r: &[Limbs; 3]) -> [Limbs; 3] {
 
 /// x · 2^32 (x at rest), at rest: x · 2^6 with its limbs moved up one
 /// place, limb 4 into limb 0 times 8 (2^130 ≡ 8), then a carry step
-/// (its limbs < 2^35.1 before it).
+/// (its limbs < 2^32.01 before it).
 #[target_feature(enable = "avx2")]
 fn times_2_32(x: Limbs) -> Limbs {
     let up = _mm256_slli_epi64::<6>;
@@ -477,6 +465,35 @@ mod tests {
                     assert!(got <= 1 << 127);
                     assert_eq!(soft::canonical(got), want, "kh {kh:x} r {r:x} groups {groups}");
                 }
+            }
+        }
+    }
+
+    /// `arrange` gives lane l of vector m the power of word `WORDS[m][l]`:
+    /// chunk c's lane of `r[j]`, limb by limb, for every lane of every
+    /// vector (each input value marked with its j, limb and lane).
+    #[test]
+    fn arrange_follows_the_words() {
+        if crate::cpu::Features::detect().avx2().is_none() {
+            return;
+        }
+        let mark = |j: usize, i: usize, c: usize| (100 * j + 10 * i + c) as u64 + 1;
+        let r: [Limbs; 3] = core::array::from_fn(|j| {
+            core::array::from_fn(|i| {
+                let v: [u64; 4] = core::array::from_fn(|c| mark(j, i, c));
+                // SAFETY: `v` is 32 readable bytes; the CPU has AVX2.
+                unsafe { _mm256_loadu_si256(v.as_ptr().cast()) }
+            })
+        });
+        // SAFETY: the CPU has AVX2 (checked above).
+        let rows = unsafe { arrange(&r) };
+        for (m, row) in rows.iter().enumerate() {
+            for (i, v) in row.iter().enumerate() {
+                let mut got = [0u64; 4];
+                // SAFETY: `got` is 32 writable bytes.
+                unsafe { _mm256_storeu_si256(got.as_mut_ptr().cast(), *v) };
+                let want: [u64; 4] = core::array::from_fn(|l| mark(2 - WORDS[m][l] % 3, i, WORDS[m][l] / 3));
+                assert_eq!(got, want, "vector {m}, limb {i}");
             }
         }
     }
