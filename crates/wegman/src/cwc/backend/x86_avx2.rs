@@ -288,9 +288,9 @@ fn load(group: &[u8]) -> [__m256i; 3] {
     assert!(group.len() == 48);
     const ORDER: [[i8; 32]; 3] = [order(0), order(1), order(2)];
     core::array::from_fn(|m| {
-        let bytes = &group[8 * m..8 * m + 32];
-        // SAFETY: `bytes` and `ORDER[m]` are 32 readable bytes each: two
-        // unaligned loads.
+        let bytes: &[u8; 32] = group[8 * m..8 * m + 32].try_into().expect("32 bytes");
+        // SAFETY: `bytes` and `ORDER[m]` are 32 readable bytes each (their
+        // types say so): two unaligned loads.
         let (x, o) =
             unsafe { (_mm256_loadu_si256(bytes.as_ptr().cast()), _mm256_loadu_si256(ORDER[m].as_ptr().cast())) };
         _mm256_shuffle_epi8(x, o)
