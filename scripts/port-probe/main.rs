@@ -325,6 +325,89 @@ fn main() {
         }
     });
 
+    // The AES-NI tier's counter mode (one block per `aesenc`, xmm) beside
+    // the hash's multiplies, and beside GCM's carry-less multiplies.
+    macro_rules! xmm_pairs {
+        ($a:literal, $b:literal) => {
+            |n: u64| {
+                // SAFETY: register-only arithmetic on clobbered registers and
+                // a counted loop.
+                unsafe {
+                    asm!("2:",
+                        ".rept 8",
+                        concat!($a, "0, xmm0, xmm12"), concat!($b, "6, ymm6, ymm12"),
+                        concat!($a, "1, xmm1, xmm12"), concat!($b, "7, ymm7, ymm12"),
+                        concat!($a, "2, xmm2, xmm12"), concat!($b, "8, ymm8, ymm12"),
+                        concat!($a, "3, xmm3, xmm12"), concat!($b, "9, ymm9, ymm12"),
+                        concat!($a, "4, xmm4, xmm12"), concat!($b, "10, ymm10, ymm12"),
+                        concat!($a, "5, xmm5, xmm12"), concat!($b, "11, ymm11, ymm12"),
+                        ".endr", "dec {n}", "jnz 2b",
+                        n = inout(reg) n => _,
+                        out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
+                        out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
+                        out("ymm12") _, options(nostack));
+                }
+            }
+        };
+    }
+    rate("vaesenc xmm", 96.0, &|n: u64| {
+        // SAFETY: register-only arithmetic on clobbered registers and a
+        // counted loop.
+        unsafe {
+            asm!("2:",
+                ".rept 8",
+                "vaesenc xmm0, xmm0, xmm12", "vaesenc xmm6, xmm6, xmm12", "vaesenc xmm1, xmm1, xmm12",
+                "vaesenc xmm7, xmm7, xmm12", "vaesenc xmm2, xmm2, xmm12", "vaesenc xmm8, xmm8, xmm12",
+                "vaesenc xmm3, xmm3, xmm12", "vaesenc xmm9, xmm9, xmm12", "vaesenc xmm4, xmm4, xmm12",
+                "vaesenc xmm10, xmm10, xmm12", "vaesenc xmm5, xmm5, xmm12", "vaesenc xmm11, xmm11, xmm12",
+                ".endr", "dec {n}", "jnz 2b",
+                n = inout(reg) n => _,
+                out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
+                out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
+                out("ymm12") _, options(nostack));
+        }
+    });
+    rate("vaesenc xmm + vpmuludq ymm, 1:1 (both counted)", 96.0, &xmm_pairs!("vaesenc xmm", "vpmuludq ymm"));
+    rate("vaesenc xmm + vpaddq ymm, 1:1 (both counted)", 96.0, &xmm_pairs!("vaesenc xmm", "vpaddq ymm"));
+    rate("vpclmulqdq xmm", 96.0, &|n: u64| {
+        // SAFETY: register-only arithmetic on clobbered registers and a
+        // counted loop.
+        unsafe {
+            asm!("2:",
+                ".rept 8",
+                "vpclmulqdq xmm0, xmm0, xmm12, 0", "vpclmulqdq xmm1, xmm1, xmm12, 0",
+                "vpclmulqdq xmm2, xmm2, xmm12, 0", "vpclmulqdq xmm3, xmm3, xmm12, 0",
+                "vpclmulqdq xmm4, xmm4, xmm12, 0", "vpclmulqdq xmm5, xmm5, xmm12, 0",
+                "vpclmulqdq xmm6, xmm6, xmm12, 0", "vpclmulqdq xmm7, xmm7, xmm12, 0",
+                "vpclmulqdq xmm8, xmm8, xmm12, 0", "vpclmulqdq xmm9, xmm9, xmm12, 0",
+                "vpclmulqdq xmm10, xmm10, xmm12, 0", "vpclmulqdq xmm11, xmm11, xmm12, 0",
+                ".endr", "dec {n}", "jnz 2b",
+                n = inout(reg) n => _,
+                out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
+                out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
+                out("ymm12") _, options(nostack));
+        }
+    });
+    rate("vaesenc xmm + vpclmulqdq xmm, 1:1 (both counted)", 96.0, &|n: u64| {
+        // SAFETY: register-only arithmetic on clobbered registers and a
+        // counted loop.
+        unsafe {
+            asm!("2:",
+                ".rept 8",
+                "vaesenc xmm0, xmm0, xmm12", "vpclmulqdq xmm6, xmm6, xmm12, 0",
+                "vaesenc xmm1, xmm1, xmm12", "vpclmulqdq xmm7, xmm7, xmm12, 0",
+                "vaesenc xmm2, xmm2, xmm12", "vpclmulqdq xmm8, xmm8, xmm12, 0",
+                "vaesenc xmm3, xmm3, xmm12", "vpclmulqdq xmm9, xmm9, xmm12, 0",
+                "vaesenc xmm4, xmm4, xmm12", "vpclmulqdq xmm10, xmm10, xmm12, 0",
+                "vaesenc xmm5, xmm5, xmm12", "vpclmulqdq xmm11, xmm11, xmm12, 0",
+                ".endr", "dec {n}", "jnz 2b",
+                n = inout(reg) n => _,
+                out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
+                out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
+                out("ymm12") _, options(nostack));
+        }
+    });
+
     let b = Box::new(Buffers { data: [1; 192], powers: [1; 576], keys: [1; 352], consts: [1; 192] });
     let b = &*b;
     let hash = best(&probe!(b, group!("d", "p"), group!("d2", "p2")));
