@@ -403,3 +403,56 @@ fn deterministic_splits_around_every_threshold() {
         }
     }
 }
+
+#[test]
+fn long_runs_around_the_word_table_thresholds() {
+    // AVX2 runs of 4 KiB and more take a table of powers of r for every
+    // word of a 512-byte span, built by an `ExpandedKey` once it has seen
+    // 8 KiB in such runs and by a bare key for a run of 16 KiB or more.
+    // Lengths within 65 bytes of those thresholds and of span boundaries
+    // past them, on a key whose table is built, one-shot, and streamed in
+    // two pieces (so the first piece ends there and the second starts
+    // there), random and all-0xff with the largest r.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(512);
+    let levels = levels();
+    let mut lens = Vec::new();
+    for base in [4096usize, 8192, 16384, 16384 + 512, 16384 + 3 * 512] {
+        for d in [0usize, 1, 15, 16, 17, 63, 64, 65] {
+            lens.extend([base - d, base + d]);
+        }
+    }
+    lens.dedup();
+    for extreme in [false, true] {
+        let mut kr: [u8; 32] = rng.random();
+        if extreme {
+            kr[16..].copy_from_slice(&R_MAX);
+        }
+        let key = Key::from_bytes_clamped(&kr);
+        let (k, r): ([u8; 16], [u8; 16]) = (kr[..16].try_into().unwrap(), key.to_bytes()[16..].try_into().unwrap());
+        let (n, s): ([u8; 16], [u8; 16]) = (rng.random(), rng.random());
+        let mut m = vec![0xffu8; 20_000];
+        if !extreme {
+            rng.fill_bytes(&mut m);
+        }
+        // the reference once per length (the slow part under emulation)
+        let want: Vec<([u8; 16], [u8; 16])> = lens
+            .iter()
+            .map(|&len| (reference::poly1305aes(&k, &r, &n, &m[..len]), reference::poly1305(&r, &s, &m[..len])))
+            .collect();
+        let first = reference::poly1305aes(&k, &r, &n, &m[..8192]);
+        for &features in &levels {
+            let name = expected(features);
+            let ek = ExpandedKey::with_features(&key, features);
+            // two runs of 8 KiB: the table is built by the second
+            for _ in 0..2 {
+                assert_eq!(ek.authenticate(&n, &m[..8192]), first, "{name:?}");
+            }
+            for (&len, (with_aes, bare)) in lens.iter().zip(&want) {
+                assert_eq!(ek.authenticate(&n, &m[..len]), *with_aes, "{name:?} ExpandedKey len {len}");
+                assert_eq!(tag(features, &r, &s, &[&m[..len]]), *bare, "{name:?} one-shot len {len}");
+                let (a, b) = m[..len].split_at(len.min(16384 + 16 * (len % 7)));
+                assert_eq!(tag(features, &r, &s, &[a, b]), *bare, "{name:?} [{}, rest] of {len}", a.len());
+            }
+        }
+    }
+}

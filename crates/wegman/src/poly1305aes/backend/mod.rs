@@ -9,7 +9,9 @@
 //! - `soft.rs`: portable, radix 2^64, no `unsafe`.
 //! - `float64.rs`: the paper's §4 floating-point method in binary64,
 //!   portable; only when [`Features::float64`] asks for it.
-//! - `x86_avx2.rs`: AVX2, two sets of four lanes of radix-2^26 limbs.
+//! - `x86_avx2.rs`: AVX2, two sets of four lanes of radix-2^26 limbs;
+//!   `x86_avx2_words.rs` for its long runs: four lanes, each 32-bit word of
+//!   a block under its own precomputed power of r.
 //! - `x86_avx512ifma.rs`: AVX-512 IFMA, two sets of eight lanes of
 //!   radix-2^44 limbs; preferred when the CPU has it.
 //!
@@ -25,6 +27,9 @@ pub(crate) mod soft;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86_avx2_words;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod x86_avx512ifma;

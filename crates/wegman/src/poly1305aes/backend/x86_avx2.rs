@@ -52,8 +52,10 @@
 use core::arch::x86_64::*;
 
 use super::soft;
+use super::x86_avx2_words as words;
 use crate::avx2_mul::{Limbs26 as Limbs, hsum, mul32, products26 as mul};
 use crate::cpu::Avx2;
+use crate::lazy::Lazy;
 
 /// With precomputed powers, inputs shorter than this go through the
 /// portable code: below it the vector path's fixed costs (lane set-up, the
@@ -70,9 +72,11 @@ pub(crate) const LAZY_MIN_BYTES: usize = 512;
 
 const M26: u64 = (1 << 26) - 1;
 
-/// r^1 … r^8 in radix-2^26 limbs: an `ExpandedKey`'s precomputation.
+/// r^1 … r^8 in radix-2^26 limbs: an `ExpandedKey`'s precomputation; and,
+/// once the key has offered it [`words::BUILD_AFTER_BYTES`] in long runs,
+/// the powers of every word of a span ([`words::Table`]).
 #[derive(Clone)]
-pub(crate) struct Powers([[u64; 5]; 8]);
+pub(crate) struct Powers(pub(super) [[u64; 5]; 8], Lazy<words::Table>);
 
 impl Drop for Powers {
     fn drop(&mut self) {
@@ -115,6 +119,23 @@ impl State {
     #[inline(never)]
     fn vector_blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) {
         let (head, tail) = blocks.split_at(blocks.len() & !63);
+        if head.len() >= words::MIN_RUN_BYTES {
+            let built;
+            let table = match powers {
+                Some(p) => p.1.offer(head.len(), words::BUILD_AFTER_BYTES, || words::Table::new(self.token, p)),
+                None if head.len() >= words::ONE_SHOT_MIN_BYTES => {
+                    built = words::Table::new(self.token, &self.powers());
+                    Some(&*built)
+                }
+                None => None,
+            };
+            if let Some(table) = table {
+                let h = words::absorb(self.token, table, self.scalar.h(), head, hibit);
+                self.scalar.set_h(h);
+                self.scalar.blocks(tail, hibit);
+                return;
+            }
+        }
         let computed;
         let powers = match powers {
             Some(p) => p,
@@ -145,13 +166,13 @@ impl State {
 }
 
 /// 26-bit limbs of a number below 2^130 given as 64-bit limbs (h2 < 2^2 + 1).
-fn limbs26(lo: u64, hi: u64, top: u64) -> [u64; 5] {
+pub(super) fn limbs26(lo: u64, hi: u64, top: u64) -> [u64; 5] {
     [lo & M26, (lo >> 26) & M26, ((lo >> 52) | (hi << 12)) & M26, (hi >> 14) & M26, (hi >> 40) | (top << 24)]
 }
 
 /// a·b mod 2^130-5 in 26-bit limbs (inputs < 2^26 + 1 per limb), carried to
 /// limbs < 2^26 except limb 1 <= 2^26.
-fn mul26(a: &[u64; 5], b: &[u64; 5]) -> [u64; 5] {
+pub(super) fn mul26(a: &[u64; 5], b: &[u64; 5]) -> [u64; 5] {
     let s = |i: usize| 5 * b[i];
     let d = [
         a[0] * b[0] + a[1] * s(4) + a[2] * s(3) + a[3] * s(2) + a[4] * s(1),
@@ -166,7 +187,7 @@ fn mul26(a: &[u64; 5], b: &[u64; 5]) -> [u64; 5] {
 /// Full carry chain 0→1→2→3→4, fold 4 into 0 times 5, then 0→1: limbs
 /// < 2^26 except limb 1 (< 2^26 + 2^12 for sums below 2^61; <= 2^26 for
 /// the products of two carried numbers, below 2^56).
-fn carry_scalar(mut d: [u64; 5]) -> [u64; 5] {
+pub(super) fn carry_scalar(mut d: [u64; 5]) -> [u64; 5] {
     for i in 0..4 {
         d[i + 1] += d[i] >> 26;
         d[i] &= M26;
@@ -189,13 +210,13 @@ impl Powers {
         let r6 = mul26(&r4, &r2);
         let r7 = mul26(&r4, &r3);
         let r8 = mul26(&r4, &r4);
-        Powers([r, r2, r3, r4, r5, r6, r7, r8])
+        Powers([r, r2, r3, r4, r5, r6, r7, r8], Lazy::default())
     }
 }
 
 /// The 130-bit value of carried 26-bit limbs (each < 2^60 before carrying)
 /// as the portable state's `[h0, h1, h2]`, h2 <= 4.
-fn to_radix64(sums: [u64; 5]) -> [u64; 3] {
+pub(super) fn to_radix64(sums: [u64; 5]) -> [u64; 3] {
     let d = carry_scalar(sums);
     let low = u128::from(d[0]) + (u128::from(d[1]) << 26) + (u128::from(d[2]) << 52) + (u128::from(d[3]) << 78);
     let (v, carry) = low.overflowing_add(u128::from(d[4] & ((1 << 24) - 1)) << 104);
@@ -203,7 +224,7 @@ fn to_radix64(sums: [u64; 5]) -> [u64; 3] {
 }
 
 #[target_feature(enable = "avx2")]
-fn splat(x: u64) -> __m256i {
+pub(super) fn splat(x: u64) -> __m256i {
     _mm256_set1_epi64x(x as i64)
 }
 
@@ -234,7 +255,7 @@ fn load(group: &[u8], hibit: __m256i) -> Limbs {
 
 /// One lazy carry step per lane: two interleaved chains.
 #[target_feature(enable = "avx2")]
-fn carry(d: Limbs) -> Limbs {
+pub(super) fn carry(d: Limbs) -> Limbs {
     let m = splat(M26);
     let [mut d0, mut d1, mut d2, mut d3, mut d4] = d;
     let mut c = _mm256_srli_epi64::<26>(d0);
