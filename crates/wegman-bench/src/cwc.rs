@@ -238,10 +238,11 @@ impl Family for CwcFamily {
              decryption with the right tag and with a forged one (one bit flipped)."
                 .into(),
             "One-shot wegman and RustCrypto return a new Vec (their APIs; its alignment is the allocator's); OpenSSL \
-             writes into the caller's reused buffer. Precomputed wegman and RustCrypto, and aws-lc-rs and ring \
-             either way, work in place, so their call includes copying the plaintext (ciphertext, and for \
-             aws-lc-rs and ring the tag after it) into the reused buffer. Reused buffers sit at the \
-             message's address modulo 64, so the misaligned regimes misalign them too."
+             writes into the caller's reused buffer, and so does precomputed wegman (encrypt_into / \
+             decrypt_into, from the message). Precomputed RustCrypto, and aws-lc-rs and ring either way, work in \
+             place, so their call includes copying the plaintext (ciphertext, and for aws-lc-rs and ring the tag \
+             after it) into the reused buffer. Reused buffers sit at the message's address modulo 64, so the \
+             misaligned regimes misalign them too."
                 .into(),
             "Decrypt calls decrypt the message itself as a ciphertext (for counter-mode AEADs any bytes are the \
              ciphertext of some plaintext); its tag is computed before timing, and where an API takes \
