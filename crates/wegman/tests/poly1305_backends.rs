@@ -406,9 +406,9 @@ fn deterministic_splits_around_every_threshold() {
 
 #[test]
 fn long_runs_around_the_word_table_thresholds() {
-    // AVX2 runs of 4 KiB and more take a table of powers of r for every
+    // AVX2 runs of 8 KiB and more take a table of powers of r for every
     // word of a 512-byte span, built by an `ExpandedKey` once it has seen
-    // 8 KiB in such runs and by a bare key for a run of 16 KiB or more.
+    // 16 KiB in such runs and by a bare key for a run of 16 KiB or more.
     // Lengths within 65 bytes of those thresholds and of span boundaries
     // past them, on a key whose table is built, one-shot, and streamed in
     // two pieces (so the first piece ends there and the second starts
@@ -416,7 +416,7 @@ fn long_runs_around_the_word_table_thresholds() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(512);
     let levels = levels();
     let mut lens = Vec::new();
-    for base in [4096usize, 8192, 16384, 16384 + 512, 16384 + 3 * 512] {
+    for base in [8192usize, 8192 + 512, 16384, 16384 + 512, 16384 + 3 * 512] {
         for d in [0usize, 1, 15, 16, 17, 63, 64, 65] {
             lens.extend([base - d, base + d]);
         }

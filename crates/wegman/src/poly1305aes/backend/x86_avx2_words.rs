@@ -1,4 +1,4 @@
-//! AVX2 Poly1305 for long runs: each 32-bit word of a block multiplied by
+//! AVX2 Poly1305 for runs of 8 KiB and more: each 32-bit word of a block multiplied by
 //! its own precomputed power of r, the products added unreduced.
 //!
 //! # Method
@@ -67,18 +67,20 @@ use crate::avx2_mul::{Limbs26 as Limbs, hsum, mul32_at, products26 as mul};
 use crate::cpu::Avx2;
 
 /// Runs at least this long take the table, shorter ones the lanes of
-/// [`super::x86_avx2`]. A key among many (1000 `ExpandedKey`s cycled) reads
-/// the table's 90 lines from beyond L2: on an Intel Xeon (6/207) capped to
-/// `avx2-vaes`, against OpenSSL's AVX2 code, 2 KiB took the table at
-/// 1.02–1.11× (the lanes: 0.68), 4 KiB at 0.86–0.94 (0.80), 8 KiB 0.84–0.90
-/// (0.84–0.86); one hot key 0.55–0.79 at 2 KiB (0.83–0.87) and 0.57–0.67 at
-/// 4 KiB (0.92).
-pub(crate) const MIN_RUN_BYTES: usize = 4096;
+/// [`super::x86_avx2`]. With one hot key the table is faster from 2 KiB
+/// (quick mode, Intel Xeon 6/207 capped to `avx2-vaes`, against OpenSSL's
+/// AVX2 code: 0.55–0.79× at 2 KiB against 0.83–0.87, 0.57–0.67 at 4 KiB
+/// against 0.92), but a key among many (1000 `ExpandedKey`s cycled) reads
+/// its 90 lines from beyond L2: 4 KiB took 0.87–0.96× with the table against
+/// 0.79–0.82 without, 8 KiB 0.83–0.90 against 0.84–0.88 (two alternating
+/// runs of each build), and in full mode the table put 2,721 cold cells of
+/// 4–8 KiB above 1.05× (none without it).
+pub(crate) const MIN_RUN_BYTES: usize = 8192;
 /// An `ExpandedKey` builds its table once it has offered this many bytes in
-/// runs of at least [`MIN_RUN_BYTES`]: building it (r^9 … r^32, each power
-/// times 2^32, 2^64, 2^96) takes about 1,100 TSC ticks on that Xeon, and
-/// the table saves about 0.15 ticks a byte.
-pub(crate) const BUILD_AFTER_BYTES: usize = 8192;
+/// runs of at least [`MIN_RUN_BYTES`] (its second such run, or a first of
+/// 16 KiB): building it (r^9 … r^32, each power times 2^32, 2^64, 2^96)
+/// takes about 1,100 TSC ticks on that Xeon, what the table saves on 8 KiB.
+pub(crate) const BUILD_AFTER_BYTES: usize = 16384;
 /// Without an `ExpandedKey` (one-shot and streaming calls from a `Key`) the
 /// table is built for a run at least this long, and wiped after it: one-shot
 /// `authenticate` with it at 8 KiB took what the lanes take, and 30 % less
