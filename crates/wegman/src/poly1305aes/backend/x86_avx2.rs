@@ -53,7 +53,7 @@ use core::arch::x86_64::*;
 
 use super::soft;
 use super::x86_avx2_words as words;
-use crate::avx2_mul::{Limbs26 as Limbs, hsum, mul32, products26 as mul};
+use crate::avx2_mul::{Limbs26 as Limbs, hsum, mul32, mul32_at, products26 as mul};
 use crate::cpu::Avx2;
 use crate::lazy::Lazy;
 
@@ -350,17 +350,60 @@ fn one_set(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m256i) -> [u64; 3] {
     to_radix64(core::array::from_fn(|i| hsum(d[i])))
 }
 
+/// A power's limbs k_0 … k_4 (rows 0–4) and 5·k_1 … 5·k_4 (rows 5–8), each
+/// in every lane, for multiplies that read them from memory ([`mul_at`]):
+/// held in registers they were 9 of the 16, beside the two sets' 10 limbs,
+/// and the loop spilled (54 stack accesses per 128 bytes).
+#[repr(C, align(32))]
+struct Rows([[u64; 4]; 9]);
+
+impl Rows {
+    fn new(k: &[u64; 5]) -> Self {
+        Rows(core::array::from_fn(|i| [if i < 5 { k[i] } else { 5 * k[i - 4] }; 4]))
+    }
+}
+
+impl Drop for Rows {
+    fn drop(&mut self) {
+        self.0.as_flattened_mut().fill(0);
+        core::hint::black_box(self);
+    }
+}
+
+/// [`mul`] with k and 5·k read from `t`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn mul_at(a: &Limbs, t: &Rows) -> Limbs {
+    // k_i is row i, 5·k_j row 4 + j: the 32 bytes at 32·row
+    macro_rules! m {
+        ($x:expr, $row:literal) => {
+            mul32_at::<{ 32 * $row }, Rows>($x, t)
+        };
+    }
+    let add5 = |t: [__m256i; 5]| {
+        _mm256_add_epi64(_mm256_add_epi64(_mm256_add_epi64(t[0], t[1]), _mm256_add_epi64(t[2], t[3])), t[4])
+    };
+    let [a0, a1, a2, a3, a4] = *a;
+    [
+        add5([m!(a0, 0), m!(a1, 8), m!(a2, 7), m!(a3, 6), m!(a4, 5)]),
+        add5([m!(a0, 1), m!(a1, 0), m!(a2, 8), m!(a3, 7), m!(a4, 6)]),
+        add5([m!(a0, 2), m!(a1, 1), m!(a2, 0), m!(a3, 8), m!(a4, 7)]),
+        add5([m!(a0, 3), m!(a1, 2), m!(a2, 1), m!(a3, 0), m!(a4, 8)]),
+        add5([m!(a0, 4), m!(a1, 3), m!(a2, 2), m!(a3, 1), m!(a4, 0)]),
+    ]
+}
+
 /// Two sets of four lanes over `blocks` (a non-empty multiple of 128 bytes).
 #[target_feature(enable = "avx2")]
 fn two_sets(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m256i) -> [u64; 3] {
-    let (r8, s8) = broadcast(&p.0[7]);
+    let r8 = Rows::new(&p.0[7]);
     let mut chunks = blocks.chunks_exact(64);
     let mut a = load(chunks.next().expect("at least two groups"), hib);
     let mut b = load(chunks.next().expect("at least two groups"), hib);
     add_h(&mut a, h);
     while let (Some(ga), Some(gb)) = (chunks.next(), chunks.next()) {
-        a = carry(mul(&a, &r8, &s8));
-        b = carry(mul(&b, &r8, &s8));
+        a = carry(mul_at(&a, &r8));
+        b = carry(mul_at(&b, &r8));
         add(&mut a, load(ga, hib));
         add(&mut b, load(gb, hib));
     }
