@@ -57,10 +57,12 @@ use wegman_ctgrind::client::{self, carries_undefined_bits, classify, declassify,
 const PIECES: &[usize] = &[0, 1, 15, 2, 16, 0, 17, 3, 31, 33, 64, 7, 127, 129, 255, 257, 1024, 4099];
 
 /// Poly1305: around the 16-byte block, the AVX2 backend's thresholds (256
-/// bytes of whole blocks with an `ExpandedKey`'s powers, 1024 without) and
-/// its 64-byte groups.
-const POLY_LENS: &[usize] = &[0, 1, 15, 16, 17, 63, 64, 255, 256, 257, 1023, 1024, 1040, 2000];
-const POLY_LENS_QUICK: &[usize] = &[0, 17, 1040];
+/// bytes of whole blocks with an `ExpandedKey`'s powers, 512 without) and
+/// its 64-byte groups; 16,401 bytes takes its word table (runs of 8 KiB and
+/// more: built for a one-shot run of 16 KiB, and by an `ExpandedKey` that
+/// has seen 16 KiB) and ends inside a 512-byte span.
+const POLY_LENS: &[usize] = &[0, 1, 15, 16, 17, 63, 64, 255, 256, 257, 1023, 1024, 1040, 2000, 16_401];
+const POLY_LENS_QUICK: &[usize] = &[0, 17, 1040, 16_401];
 /// MMH: around the 128- and 256-byte blocks, the AVX2 backend's four-block
 /// groups, and past the 64 KiB one-shot limit (the streaming tree; 70,000
 /// bytes is three levels for MMH32 and four for MMH64x2, 300,000 one more).
