@@ -507,6 +507,23 @@ mod tests {
         assert_eq!((st.scalar.r(), st.scalar.h()), ((0, 0), [0; 3]));
     }
 
+    /// Dropping the two-set lanes' `Rows` (r^8 and 5·r^8, on the stack for
+    /// one run) zeroes them: no output shows it either.
+    #[test]
+    fn dropping_rows_zeroes_them() {
+        let rows = Rows::new(&[3, 1 << 25, 7, 9, (1 << 26) - 1]);
+        assert!(rows.0.iter().all(|r| r.iter().all(|&x| x != 0)));
+        assert_eq!(rows.0[5], [5 << 25; 4], "row 5 is 5·k_1 in every lane");
+        let mut r = core::mem::MaybeUninit::new(rows);
+        // SAFETY: `r` holds an initialised `Rows`, dropped here once (a
+        // `MaybeUninit` never drops it again).
+        unsafe { r.as_mut_ptr().drop_in_place() };
+        // SAFETY: the dropped value's memory is still `r`'s, and its rows are
+        // plain `u64`s, valid for any bits: read through a raw pointer.
+        let words = unsafe { (&raw const (*r.as_ptr()).0).read() };
+        assert_eq!(words, [[0; 4]; 9]);
+    }
+
     /// Dropping `Powers` (an `ExpandedKey`'s r^1 … r^8) zeroes every limb.
     /// No output shows it either: its drop made a no-op was a planted bug
     /// no other test reached. Needs no AVX2 (the powers are scalar code).
