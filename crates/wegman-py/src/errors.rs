@@ -1,4 +1,5 @@
-//! The Python exceptions: `wegman.InvalidTag` for a failed verification,
+//! The Python exceptions: `wegman.InvalidTag` for a failed verification
+//! (a tag, or the old bytes an `Incremental` checks),
 //! `ValueError` (with the core's message) for everything else wrong with an
 //! input, `wegman.NonceStoreError` for key files and nonce stores.
 
@@ -37,7 +38,9 @@ create_exception!(
 /// A core error as a Python exception.
 pub fn to_py(e: wegman::Error) -> PyErr {
     match e {
-        wegman::Error::TagMismatch => InvalidTag::new_err(e.to_string()),
+        // Old bytes that are not the ones an incremental state was made
+        // from: an authentication failure, like a wrong tag.
+        wegman::Error::TagMismatch | wegman::Error::NotTheMessage => InvalidTag::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
     }
 }

@@ -22,7 +22,7 @@ use crate::poly::{block, key, threads};
 /// >>> from wegman.poly1305aes import Incremental, authenticate
 /// >>> key, message = bytes(32), bytearray(100_000)
 /// >>> kept = Incremental(key, message)
-/// >>> kept.replace(5000, message[5000:5004], b"edit")
+/// >>> kept.replace(message, 5000, b"edit")
 /// >>> message[5000:5004] = b"edit"
 /// >>> kept.append(b"!")
 /// >>> message += b"!"
@@ -47,23 +47,69 @@ impl Incremental {
         Ok(Incremental { inner: maybe_detach(py, m.len(), || Core::new_parallel(&key, m, threads)) })
     }
 
-    /// replace(offset, old, new) -> None
+    /// replace(message, offset, new) -> None
     ///
-    /// The bytes at `offset` were `old` and are now `new` (the same
-    /// length). `old` must be what the message held there. A range past the
-    /// end, or `old` and `new` of different lengths, is a `ValueError` and
-    /// changes nothing.
+    /// The bytes at `offset` become `new`, in a message that stands as
+    /// `message` now (the whole message; only the 64 KiB runs around the
+    /// change are read). Raises `wegman.InvalidTag` if those runs are not
+    /// the ones the state was made from, and `ValueError` for a range past
+    /// the end or a `message` of the wrong length; either way nothing
+    /// changes.
     ///
     /// >>> from wegman.poly1305aes import Incremental, authenticate
     /// >>> kept = Incremental(bytes(32), b"hello, world")
-    /// >>> kept.replace(7, b"world", b"there")
+    /// >>> kept.replace(b"hello, world", 7, b"there")
     /// >>> kept.tag(bytes(16)) == authenticate(bytes(32), bytes(16), b"hello, there")
     /// True
-    fn replace(&mut self, py: Python<'_>, offset: u64, old: &Bound<'_, PyAny>, new: &Bound<'_, PyAny>) -> PyResult<()> {
-        let (old, new) = (Bytes::new(old, "old")?, Bytes::new(new, "new")?);
-        let (o, n) = (old.as_slice(), new.as_slice());
+    fn replace(
+        &mut self,
+        py: Python<'_>,
+        message: &Bound<'_, PyAny>,
+        offset: u64,
+        new: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let (message, new) = (Bytes::new(message, "message")?, Bytes::new(new, "new")?);
+        let (m, n) = (message.as_slice(), new.as_slice());
         let inner = &mut self.inner;
-        maybe_detach(py, o.len(), || inner.replace(offset, o, n)).map_err(to_py)
+        maybe_detach(py, n.len(), || inner.replace(m, offset, n)).map_err(to_py)
+    }
+
+    /// span(offset, length) -> tuple[int, int]
+    ///
+    /// The range of the message, `(start, end)`, that `replace_span` needs
+    /// to see for a change of `length` bytes at `offset`.
+    ///
+    /// >>> from wegman.poly1305aes import Incremental
+    /// >>> Incremental(bytes(32), bytes(200_000)).span(70_000, 4)
+    /// (65536, 131072)
+    fn span(&self, offset: u64, length: usize) -> PyResult<(u64, u64)> {
+        let s = self.inner.span(offset, length).map_err(to_py)?;
+        Ok((s.start, s.end))
+    }
+
+    /// replace_span(offset, new, old_span) -> None
+    ///
+    /// `replace` for a message held elsewhere (a file): `old_span` is the
+    /// message's bytes at `span(offset, len(new))`, read once; they are
+    /// checked as `replace` checks them.
+    ///
+    /// >>> from wegman.poly1305aes import Incremental, authenticate
+    /// >>> kept = Incremental(bytes(32), b"hello, world")
+    /// >>> start, end = kept.span(7, 5)
+    /// >>> kept.replace_span(7, b"there", b"hello, world"[start:end])
+    /// >>> kept.tag(bytes(16)) == authenticate(bytes(32), bytes(16), b"hello, there")
+    /// True
+    fn replace_span(
+        &mut self,
+        py: Python<'_>,
+        offset: u64,
+        new: &Bound<'_, PyAny>,
+        old_span: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let (new, old) = (Bytes::new(new, "new")?, Bytes::new(old_span, "old_span")?);
+        let (n, o) = (new.as_slice(), old.as_slice());
+        let inner = &mut self.inner;
+        maybe_detach(py, o.len(), || inner.replace_span(offset, n, o)).map_err(to_py)
     }
 
     /// append(data) -> None

@@ -53,7 +53,7 @@ def test_incremental_follows_random_edits_and_appends() -> None:
             offset = rng.randrange(0, len(message))
             n = rng.randrange(0, min(600, len(message) - offset) + 1)
             new = rng.randbytes(n)
-            kept.replace(offset, bytes(message[offset : offset + n]), new)
+            kept.replace(message, offset, new)
             message[offset : offset + n] = new
         assert len(kept) == len(message)
         nonce = step.to_bytes(16, "little")
@@ -66,7 +66,7 @@ def test_incremental_on_threads_then_a_4_kib_edit() -> None:
     kept = poly1305aes.Incremental(KEY, BIG, threads=2)
     message = bytearray(BIG)
     new = bytes(4096)
-    kept.replace(5_000_003, message[5_000_003 : 5_000_003 + 4096], new)
+    kept.replace(message, 5_000_003, new)
     message[5_000_003 : 5_000_003 + 4096] = new
     assert kept.tag(NONCE) == poly1305aes.authenticate(KEY, NONCE, message)
 
@@ -75,15 +75,40 @@ def test_incremental_refuses_bad_ranges_and_hides_its_state() -> None:
     kept = poly1305aes.Incremental(KEY, bytes(40))
     before = kept.tag(NONCE)
     with pytest.raises(ValueError, match="not within the 40-byte message"):
-        kept.replace(38, bytes(3), b"abc")
-    with pytest.raises(ValueError, match="replacement"):
-        kept.replace(0, bytes(2), b"a")
+        kept.replace(bytes(40), 38, b"abc")
+    with pytest.raises(ValueError, match="message length"):
+        kept.replace(bytes(39), 0, b"a")
     with pytest.raises((ValueError, OverflowError)):
-        kept.replace(-1, b"", b"")
+        kept.replace(bytes(40), -1, b"")
     assert kept.tag(NONCE) == before
     with pytest.raises(wegman.InvalidTag):
         kept.verify(before, bytes(16))
     assert repr(kept) == "<wegman.poly1305aes.Incremental of 40 bytes (state hidden)>"
+
+
+def test_incremental_refuses_old_bytes_that_are_not_the_messages() -> None:
+    """The attack a believed `old` allowed: bytes written over the range
+    just before an edit (X = old - D) made the new tag authenticate
+    NEW + D. The runs read are checked first: any change raises
+    InvalidTag and the state is untouched."""
+    rng = random.Random(33)
+    message = bytearray(rng.randbytes(200_000))
+    kept = poly1305aes.Incremental(KEY, message)
+    before = kept.tag(NONCE)
+    for _ in range(50):
+        offset = rng.randrange(0, len(message) - 16)
+        start, end = kept.span(offset, 16)
+        forged = bytearray(message)
+        forged[rng.randrange(start, end)] ^= 1 << rng.randrange(8)
+        with pytest.raises(wegman.InvalidTag):
+            kept.replace(forged, offset, b"N" * 16)
+        with pytest.raises(wegman.InvalidTag):
+            kept.replace_span(offset, b"N" * 16, bytes(forged[start:end]))
+        assert kept.tag(NONCE) == before
+    start, end = kept.span(70_000, 4)
+    kept.replace_span(70_000, b"edit", bytes(message[start:end]))
+    message[70_000:70_004] = b"edit"
+    assert kept.tag(NONCE) == poly1305aes.authenticate(KEY, NONCE, message)
 
 
 @pytest.mark.parametrize("alg", ["mmh32", "mmh32x4", "nmh32", "mmh64x2"])

@@ -1,25 +1,29 @@
-//! The kept states of `wegman tag --keep-state DIR` and `wegman patch`
-//! (issue 22): a file's Poly1305-AES polynomial, kept so that an edit can
-//! be re-tagged reading only the edited bytes.
+//! The kept states of `wegman tag --keep-state DIR` and `wegman patch`:
+//! a file's Poly1305-AES state (its polynomial and each 64 KiB run's own,
+//! `wegman::poly1305aes::Incremental`), kept so that an edit can be
+//! re-tagged reading only the runs it touches — which are checked against
+//! the state before anything is written.
 //!
-//! The polynomial h is as secret as the key (with the file it gives an
-//! equation in r), so it is kept only sealed: CWC-AES-128 under a key
-//! derived from the key holder's (HMAC-SHA-256 of `k || r` with a label of
-//! its own, so it is no key of any other use), a random 11-byte nonce per
-//! save, and the file's manifest name, its line's nonce and tag and its
-//! length as associated data. A state file holds, in the clear, the line's
-//! nonce and tag and the length (public: they are in the manifest), then
-//! the CWC nonce and the sealed state:
+//! The state is as secret as the key (with the file it gives equations in
+//! r), so it is kept only sealed: CWC-AES-128 under a key derived from the
+//! key holder's (HMAC-SHA-256 of `k || r` with a label of its own, so it is
+//! no key of any other use), a random 11-byte nonce per save, and the
+//! file's manifest name, its line's nonce and tag and its length as
+//! associated data. A state file holds, in the clear, the line's nonce and
+//! tag and the length (public: they are in the manifest), then the CWC
+//! nonce and the sealed state (`Incremental::to_secret_bytes`, 32 bytes
+//! and 17 per run: 272 KiB per GiB):
 //!
 //! ```text
-//! "WGSTATE1" | line nonce (16) | line tag (16) | length (u64 le) | CWC nonce (11) | sealed state (72)
+//! "WGSTATE2" | line nonce (16) | line tag (16) | length (u64 le) | CWC nonce (11) | sealed state (32 + 17·runs + 16)
 //! ```
 //!
 //! A state is used only for the manifest line it was saved with: [`load`]
 //! refuses one whose line is not the manifest's current line for the file
-//! (an older state, replayed), whose length is not the file's, that does
-//! not open (altered, another key's, another file's), or whose polynomial
-//! does not give the line's tag under the line's nonce.
+//! (an older state, replayed), that does not open (altered, another key's,
+//! another file's), or whose polynomial does not give the line's tag under
+//! the line's nonce. States of format 1 (before runs were kept) cannot check
+//! the bytes they replace and are refused: re-tag the file.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -30,15 +34,27 @@ use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
 use wegman::cwc::CwcKey;
 use wegman::poly1305aes::{Incremental, Key};
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::input::describe;
 use crate::manifest::Line;
 
-const MAGIC: &[u8; 8] = b"WGSTATE1";
+const MAGIC: &[u8; 8] = b"WGSTATE2";
+const MAGIC_V1: &[u8; 8] = b"WGSTATE1";
+/// The sealing key's label (unchanged since format 1: it names the purpose).
 const LABEL: &[u8] = b"wegman incremental state v1";
-/// magic, line nonce, line tag, length, CWC nonce, sealed state (56 + 16).
-const FILE_BYTES: usize = 8 + 16 + 16 + 8 + 11 + 72;
+/// The associated data's label, naming the format.
+const AAD_LABEL: &[u8] = b"wegman incremental state v2";
+/// magic, line nonce, line tag, length, CWC nonce.
+const HEADER_BYTES: usize = 8 + 16 + 16 + 8 + 11;
+const CWC_TAG_BYTES: usize = 16;
+
+/// The size of the state file of a message (name prefix and file) of
+/// `message_len` bytes.
+fn file_bytes(message_len: u64) -> Option<u64> {
+    let runs = (message_len / 16).div_ceil(Incremental::RUN_BYTES as u64 / 16);
+    runs.checked_mul(17)?.checked_add((HEADER_BYTES + 32 + CWC_TAG_BYTES) as u64)
+}
 
 /// Where the state of the manifest name `name` lives in `dir`: the first
 /// 32 hex digits of SHA-256(name), `.state` (any name, one flat directory).
@@ -61,7 +77,7 @@ fn sealing_key(key: &Key) -> CwcKey {
 }
 
 fn associated(name: &str, nonce: &[u8; 16], tag: &[u8], len: u64) -> Vec<u8> {
-    let mut a = LABEL.to_vec();
+    let mut a = AAD_LABEL.to_vec();
     a.extend_from_slice(&(name.len() as u64).to_le_bytes());
     a.extend_from_slice(name.as_bytes());
     a.extend_from_slice(nonce);
@@ -85,7 +101,10 @@ pub fn save(
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(at)?;
     let mut cwc_nonce = [0u8; 11];
     getrandom::fill(&mut cwc_nonce).map_err(|e| format!("random nonce: {e}"))?;
-    let sealed = state.seal_state(&sealing_key(key), &cwc_nonce, &associated(name, nonce, tag, len));
+    let plain = state.to_secret_bytes();
+    let sealed = sealing_key(key)
+        .encrypt(&cwc_nonce, &associated(name, nonce, tag, len), &plain, CWC_TAG_BYTES)
+        .map_err(|e| format!("sealing the state: {e}"))?;
     let mut bytes = MAGIC.to_vec();
     bytes.extend_from_slice(nonce);
     bytes.extend_from_slice(tag);
@@ -110,9 +129,10 @@ pub fn save(
     })
 }
 
-/// The state of the file of the manifest line `line`, now `len` bytes long,
-/// from `dir`; refused unless it is that line's (see the module docs).
-pub fn load(dir: &Path, key: &Key, line: &Line, len: u64) -> Result<Incremental, String> {
+/// The state of the file of the manifest line `line` from `dir`, and the
+/// file's length when it was saved; refused unless it is that line's (see
+/// the module docs).
+pub fn load(dir: &Path, key: &Key, line: &Line) -> Result<(Incremental, u64), String> {
     let path = state_path(dir, &line.name);
     let shown = path.display();
     let mut f = OpenOptions::new()
@@ -120,17 +140,30 @@ pub fn load(dir: &Path, key: &Key, line: &Line, len: u64) -> Result<Incremental,
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(&path)
         .map_err(|e| format!("{shown}: {} (make it with `wegman tag --keep-state`)", describe(&e)))?;
-    let mut bytes = Vec::with_capacity(FILE_BYTES);
-    Read::by_ref(&mut f)
-        .take(FILE_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
+    let mut header = [0u8; HEADER_BYTES];
+    let got = Read::by_ref(&mut f)
+        .take(HEADER_BYTES as u64)
+        .read(&mut header)
         .map_err(|e| format!("{shown}: {}", describe(&e)))?;
-    if bytes.len() != FILE_BYTES || &bytes[..8] != MAGIC {
+    if got >= 8 && &header[..8] == MAGIC_V1 {
+        return Err(format!(
+            "{shown}: a state of an older wegman, which cannot check the bytes an edit replaces: re-tag {} with \
+             `wegman tag --keep-state`",
+            crate::manifest::status_name(&line.name)
+        ));
+    }
+    if got < HEADER_BYTES {
+        Read::by_ref(&mut f)
+            .take((HEADER_BYTES - got) as u64)
+            .read_exact(&mut header[got..])
+            .map_err(|_| format!("{shown}: not a wegman state file"))?;
+    }
+    if &header[..8] != MAGIC {
         return Err(format!("{shown}: not a wegman state file"));
     }
-    let field = |from: usize, n: usize| &bytes[from..from + n];
+    let field = |from: usize, n: usize| &header[from..from + n];
     let (nonce, tag) = (field(8, 16), field(24, 16));
-    let saved_len = u64::from_le_bytes(field(40, 8).try_into().expect("8 bytes"));
+    let len = u64::from_le_bytes(field(40, 8).try_into().expect("8 bytes"));
     if nonce != line.nonce || tag != line.tag.as_slice() {
         return Err(format!(
             "{shown}: stale: this state belongs to another manifest line of {} than the one given (an older \
@@ -138,26 +171,28 @@ pub fn load(dir: &Path, key: &Key, line: &Line, len: u64) -> Result<Incremental,
             crate::manifest::status_name(&line.name)
         ));
     }
-    if saved_len != len {
-        return Err(format!(
-            "{shown}: stale: {} is {len} bytes, the state's file {saved_len} (changed by something other than \
-             `wegman patch`?)",
-            crate::manifest::status_name(&line.name)
-        ));
+    let prefix = crate::manifest::file_message_prefix(&line.name).len() as u64;
+    let message_len = len.checked_add(prefix).ok_or_else(|| format!("{shown}: not a wegman state file"))?;
+    let want = file_bytes(message_len)
+        .filter(|&n| n <= (1 << 40))
+        .ok_or_else(|| format!("{shown}: not a wegman state file"))?;
+    let body = want - HEADER_BYTES as u64;
+    let mut sealed = Vec::new();
+    sealed.try_reserve_exact(body as usize).map_err(|_| format!("{shown}: out of memory"))?;
+    Read::by_ref(&mut f).take(body + 1).read_to_end(&mut sealed).map_err(|e| format!("{shown}: {}", describe(&e)))?;
+    if sealed.len() as u64 != body {
+        return Err(format!("{shown}: not a wegman state file (its length is not its header's)"));
     }
     let cwc_nonce: [u8; 11] = field(48, 11).try_into().expect("11 bytes");
-    let state = Incremental::open_state(
-        key,
-        &sealing_key(key),
-        &cwc_nonce,
-        &associated(&line.name, &line.nonce, &line.tag, len),
-        field(59, 72),
-    )
-    .map_err(|_| format!("{shown}: refused: altered, or not this key's or this file's state"))?;
+    let refused = || format!("{shown}: refused: altered, or not this key's or this file's state");
+    let plain = sealing_key(key)
+        .decrypt(&cwc_nonce, &associated(&line.name, &line.nonce, &line.tag, len), &sealed, CWC_TAG_BYTES)
+        .map_err(|_| refused())?;
+    let plain = Zeroizing::new(plain);
+    let state = Incremental::from_secret_bytes(key, &plain).map_err(|_| refused())?;
     let tag: &[u8; 16] = line.tag.as_slice().try_into().map_err(|_| format!("{shown}: not a Poly1305-AES line"))?;
-    let message_len = crate::manifest::file_message_prefix(&line.name).len() as u64 + len;
     if state.len() != message_len || state.verify(tag, &line.nonce).is_err() {
         return Err(format!("{shown}: refused: the state does not give its line's tag"));
     }
-    Ok(state)
+    Ok((state, len))
 }

@@ -45,6 +45,13 @@ pub enum Error {
         /// The message's length.
         message_len: u64,
     },
+    /// Bytes shown as the message's current bytes are not the ones an
+    /// incremental state was made from ([`Incremental::replace`]): the
+    /// message changed behind the state's back, or the bytes are forged.
+    /// Nothing was updated.
+    ///
+    /// [`Incremental::replace`]: crate::poly1305aes::Incremental::replace
+    NotTheMessage,
     /// A tag length the algorithm does not allow.
     InvalidTagLength {
         /// The length asked for.
@@ -97,6 +104,10 @@ impl fmt::Display for Error {
             Error::OutOfRange { offset, len, message_len } => {
                 write!(f, "range of {len} bytes at offset {offset} is not within the {message_len}-byte message")
             }
+            Error::NotTheMessage => f.write_str(
+                "the bytes given as the message's current bytes are not the ones the incremental state was made \
+                 from: refused, nothing updated",
+            ),
             Error::InvalidTagLength { got, min, max } => {
                 write!(f, "invalid tag length {got}: must be {min} to {max} bytes")
             }

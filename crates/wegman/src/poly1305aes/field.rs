@@ -90,19 +90,33 @@ pub(crate) fn r44(r: &[u8; 16]) -> [u64; 3] {
     limbs44(lo, hi, 0)
 }
 
-/// (new − old) mod p for two numbers below 2^128 given as 16 little-endian
-/// bytes: new + (p − old), below p + 2^128 < 5·2^128 (no branch: p > old).
-pub(crate) fn difference(new: &[u8; 16], old: &[u8; 16]) -> [u64; 3] {
-    let (n0, n1) = le128(new);
-    let (o0, o1) = le128(old);
-    let (d0, b0) = P64[0].overflowing_sub(o0);
-    let (d1, b1a) = P64[1].overflowing_sub(o1);
+/// The same value fully reduced: 64-bit limbs of the one representative
+/// below p (`[h0, h1, h2]`, h2 <= 3), for comparing values and storing them.
+#[inline]
+pub(crate) fn canonical(l: &[u64; 3]) -> [u64; 3] {
+    let h = to_h64(l);
+    super::backend::soft::reduce(h[0], h[1], h[2])
+}
+
+/// a − b mod 2^130 − 5: a + (p − b), b fully reduced first (no branch).
+#[inline]
+pub(crate) fn sub44(a: &[u64; 3], b: &[u64; 3]) -> [u64; 3] {
+    let c = canonical(b);
+    let (d0, b0) = P64[0].overflowing_sub(c[0]);
+    let (d1, b1a) = P64[1].overflowing_sub(c[1]);
     let (d1, b1b) = d1.overflowing_sub(u64::from(b0));
-    let d2 = P64[2] - u64::from(b1a | b1b);
-    let (e0, k0) = d0.overflowing_add(n0);
-    let (e1, k1a) = d1.overflowing_add(n1);
-    let (e1, k1b) = e1.overflowing_add(u64::from(k0));
-    limbs44(e0, e1, d2 + u64::from(k1a | k1b))
+    let d2 = P64[2] - c[2] - u64::from(b1a | b1b);
+    add44(a, &limbs44(d0, d1, d2))
+}
+
+/// Whether a ≡ b mod p, without a branch on either (the verdict itself is
+/// the caller's to act on).
+#[inline]
+pub(crate) fn eq44(a: &[u64; 3], b: &[u64; 3]) -> bool {
+    use subtle::ConstantTimeEq;
+    let (x, y) = (canonical(a), canonical(b));
+    let diff = (x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]);
+    bool::from(diff.ct_eq(&0))
 }
 
 #[inline(always)]
@@ -184,16 +198,24 @@ mod tests {
     }
 
     #[test]
-    fn difference_is_new_minus_old_mod_p() {
+    fn subtraction_and_equality_match_big_integers() {
         let p = p();
-        let cases: [[u8; 16]; 4] = [[0; 16], [0xff; 16], [1; 16], core::array::from_fn(|i| i as u8 * 17)];
-        for new in &cases {
-            for old in &cases {
-                let d = difference(new, old);
-                let (n, o) = (Big::from_bytes_le(new), Big::from_bytes_le(old));
-                assert!(to_h64(&d)[2] <= 4);
-                assert_eq!(big(&d) % &p, (n + &p - o) % &p);
+        let vals: Vec<_> = edges().into_iter().chain(randoms(100)).collect();
+        for a in &vals {
+            let c = canonical(a);
+            assert!(big64(&c) < p && c[2] <= 3, "{a:?}");
+            assert_eq!(big64(&c), big(a) % &p);
+            for b in vals.iter().step_by(2) {
+                let d = sub44(a, b);
+                assert!(d[0] <= M44 && d[1] < (1 << 44) + (1 << 10) && d[2] <= M42, "{a:?} {b:?}");
+                assert_eq!(big(&d) % &p, (big(a) % &p + &p - big(b) % &p) % &p, "{a:?} {b:?}");
+                assert_eq!(eq44(a, b), big(a) % &p == big(b) % &p, "{a:?} {b:?}");
+                assert!(eq44(&add44(&d, b), a));
             }
         }
+        // p and 0 are one value; p + 4 and 4 too.
+        assert!(eq44(&from_h64(&P64), &[0, 0, 0]));
+        assert!(eq44(&from_h64(&[P64[0] + 4, P64[1], 3]), &[4, 0, 0]));
+        assert!(!eq44(&[1, 0, 0], &[0, 0, 0]) && !eq44(&[0, 0, 1], &[0, 0, 0]) && !eq44(&[0, 1, 0], &[0, 0, 0]));
     }
 }
