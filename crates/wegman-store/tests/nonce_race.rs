@@ -244,6 +244,80 @@ fn forked_children_never_hand_out_the_parents_nonces() {
     s.close().unwrap();
 }
 
+/// A forked child with its parent's PID: the parent runs as PID 1 of a PID
+/// namespace (as a container's init does), takes a nonce, then forks a
+/// child into a new PID namespace, where the child is PID 1 too. A store
+/// that told forks by PID handed the child the parent's reserved block (the
+/// same nonces twice); the store tells them by a page the kernel wipes in
+/// every child. Needs `unshare --pid` (root or user namespaces): where it
+/// is refused, the test says so and checks nothing.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_child_with_its_parents_pid_never_hands_out_the_parents_nonces() {
+    const TEST: &str = "a_child_with_its_parents_pid_never_hands_out_the_parents_nonces";
+    let Some(dir) = std::env::var_os("WEGMAN_PIDNS_DIR") else {
+        if std::env::var_os(CHILD).is_some() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let probe = std::process::Command::new("unshare").args(["--pid", "--fork", "true"]).status();
+        if !probe.is_ok_and(|s| s.success()) {
+            eprintln!("SKIPPED: `unshare --pid --fork` is refused here (needs root or user namespaces)");
+            return;
+        }
+        let st = std::process::Command::new("unshare")
+            .args(["--pid", "--fork"])
+            .arg(std::env::current_exe().unwrap())
+            .args(["--exact", TEST, "--test-threads", "1", "--nocapture"])
+            .env(CHILD, "1")
+            .env("WEGMAN_PIDNS_DIR", dir.path())
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let all = read_nonces(dir.path(), "taken-");
+        assert_eq!(all.len(), 1 + 6 + 6, "{all:?}");
+        check_all(&dir.path().join("k.nonce"), &all);
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    assert_eq!(std::process::id(), 1, "not PID 1 of a new namespace");
+    let state = dir.join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(100);
+    let first = value(s.next_nonce().unwrap());
+    std::fs::write(dir.join("taken-first"), format!("{first}\n")).unwrap();
+    // SAFETY: unshare(CLONE_NEWPID) only changes the namespace of the
+    // children made after it.
+    assert_eq!(unsafe { libc::unshare(libc::CLONE_NEWPID) }, 0, "{}", std::io::Error::last_os_error());
+    // SAFETY: this process has one thread (--test-threads 1, the test's
+    // own); the child only uses the store and the file system, then leaves
+    // with _exit.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        let mut mine = String::new();
+        let mut ok = std::process::id() == 1; // the same PID as its parent
+        for _ in 0..6 {
+            match s.next_nonce() {
+                Ok(n) => mine.push_str(&format!("{}\n", value(n))),
+                Err(_) => ok = false,
+            }
+        }
+        std::fs::write(dir.join("taken-child"), mine).unwrap();
+        ok &= s.close().is_ok();
+        // SAFETY: ends the forked child without running the parent's
+        // atexit handlers or destructors twice.
+        unsafe { libc::_exit(if ok { 0 } else { 1 }) };
+    }
+    let mut status = 0;
+    // SAFETY: waits for the child this process forked.
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "child: {status}");
+    let mine: String = (0..6).map(|_| format!("{}\n", value(s.next_nonce().unwrap()))).collect();
+    std::fs::write(dir.join("taken-parent"), mine).unwrap();
+    s.close().unwrap();
+}
+
 #[test]
 fn processes_racing_while_the_lock_file_is_removed_and_replaced() {
     // Writers in separate processes take the real lock; meanwhile the lock

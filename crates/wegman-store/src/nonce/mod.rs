@@ -79,9 +79,13 @@
 //! depend on it. A symbolic link at the lock path is refused.
 //!
 //! **Processes.** A reservation belongs to the process that made it: the
-//! store records its PID with the reserved range, and a forked child that
-//! inherits an open store discards the inherited range and reserves its own
-//! (a new generation); its `close` never gives back the parent's range.
+//! store records the process's *incarnation* with the reserved range — a
+//! random id kept in a page the kernel zeroes in every child
+//! (`MADV_WIPEONFORK`, `fork.rs`), not the PID, which a child in a new PID
+//! namespace or a grandchild can share with the reserver — and a forked
+//! child that inherits an open store discards the inherited range and
+//! reserves its own (a new generation); its `close` never gives back the
+//! parent's range.
 //! Opening one state twice in one process is an error
 //! ([`NonceError::AlreadyOpen`]), not a deadlock on the lock.
 //!
@@ -111,6 +115,7 @@ use zeroize::Zeroizing;
 
 mod chain;
 mod files;
+mod fork;
 mod format;
 mod lease;
 mod store;

@@ -12,6 +12,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::chain::{self, Claim, Current, Published};
 use super::files::{self, gen_path, parent_dir, with_suffix};
+use super::fork::Incarnation;
 use super::format;
 use super::{ADOPTING, CREATING, GIVING_BACK, KeyBinding, NonceError, io_err, nonce_bytes, update_err};
 
@@ -48,9 +49,10 @@ pub struct NonceStore {
     /// This store's entry in the registry of open stores.
     _registered: Option<Registered>,
     /// The reserved range `[next, limit)`, the generation that shows it
-    /// reserved, and the process that reserved it.
+    /// reserved, and the process incarnation that reserved it (a forked
+    /// child is another, whatever its PID: `fork.rs`).
     claim: Option<Claim>,
-    pid: u32,
+    incarnation: Incarnation,
     next: u128,
     reserve: u64,
 }
@@ -117,7 +119,7 @@ impl NonceStore {
             _lock: lock,
             _registered: registered,
             claim: None,
-            pid: std::process::id(),
+            incarnation: Incarnation::current(),
             next: 0,
             reserve: super::DEFAULT_RESERVE,
         })
@@ -167,10 +169,11 @@ impl NonceStore {
     /// The next unused nonce. Never returns the same value twice for one
     /// state, across crashes, processes, forks and threads included.
     pub fn next_nonce(&mut self) -> Result<[u8; 16], NonceError> {
-        if self.pid != std::process::id() {
+        let now = Incarnation::current();
+        if self.incarnation != now {
             // A forked child: the reserved range is the parent's.
             self.claim = None;
-            self.pid = std::process::id();
+            self.incarnation = now;
         }
         let claim = match self.claim {
             Some(c) if self.next < c.limit => c,
@@ -202,13 +205,13 @@ impl NonceStore {
     /// Forget the reserved block without giving it back, so that the next
     /// nonce comes from a reservation of this process's own: what a process
     /// must do with a store it inherited across `fork` (the block is the
-    /// parent's). `next_nonce` and `close` already notice a changed PID;
-    /// this is for when the PID cannot tell — the Python bindings call it
-    /// from `os.register_at_fork`, since a grandchild can be given its
-    /// grandparent's PID again once that process has exited.
+    /// parent's). `next_nonce` and `close` already notice a fork, by a page
+    /// the kernel wipes in every child (`MADV_WIPEONFORK`), or by the PID
+    /// where that page cannot be made; the Python bindings call this from
+    /// `os.register_at_fork` as well.
     pub fn forget_reservation(&mut self) {
         self.claim = None;
-        self.pid = std::process::id();
+        self.incarnation = Incarnation::current();
     }
 
     /// Reserve `count` (at least 1) nonces as a [`super::Lease`] for another
@@ -226,7 +229,7 @@ impl NonceStore {
     /// and this is not an error.
     pub fn close(mut self) -> Result<(), NonceError> {
         let Some(claim) = self.claim.take() else { return Ok(()) };
-        if self.pid != std::process::id() || self.next >= claim.limit {
+        if self.incarnation != Incarnation::current() || self.next >= claim.limit {
             return Ok(());
         }
         let cur = chain::read_current(&self.path, &self.key)?;
@@ -319,17 +322,17 @@ fn lock_holder(file: &File) -> Option<(u32, Option<String>)> {
 /// Which state: the directory (device and inode) and the file name.
 type StateId = (u64, u64, std::ffi::OsString);
 
-/// The open stores of this process, and the PID that opened each (a forked
-/// child inherits the parent's table but not its stores' locks).
-fn registry() -> &'static Mutex<HashMap<StateId, u32>> {
-    static OPEN: OnceLock<Mutex<HashMap<StateId, u32>>> = OnceLock::new();
+/// The open stores of this process, and the incarnation that opened each (a
+/// forked child inherits the parent's table but not its stores' locks).
+fn registry() -> &'static Mutex<HashMap<StateId, Incarnation>> {
+    static OPEN: OnceLock<Mutex<HashMap<StateId, Incarnation>>> = OnceLock::new();
     OPEN.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
 /// A store's entry in [`registry`], removed when the store is dropped.
 struct Registered {
     id: StateId,
-    pid: u32,
+    by: Incarnation,
 }
 
 impl Registered {
@@ -347,13 +350,13 @@ impl Registered {
             let _ = meta;
             std::fs::canonicalize(dir).map_err(io_err("resolving", dir))?.join(name).into_os_string()
         });
-        let me = std::process::id();
+        let me = Incarnation::current();
         let mut open = registry().lock().unwrap_or_else(PoisonError::into_inner);
         if open.get(&id) == Some(&me) {
             return Err(NonceError::AlreadyOpen(path.to_path_buf()));
         }
         open.insert(id.clone(), me);
-        Ok(Registered { id, pid: me })
+        Ok(Registered { id, by: me })
     }
 }
 
@@ -362,7 +365,7 @@ impl Drop for Registered {
         let mut open = registry().lock().unwrap_or_else(PoisonError::into_inner);
         // In a forked child that opened the state again, the entry is the
         // child's: dropping the store inherited from the parent keeps it.
-        if open.get(&self.id) == Some(&self.pid) {
+        if open.get(&self.id) == Some(&self.by) {
             open.remove(&self.id);
         }
     }
