@@ -180,6 +180,26 @@ fn invisible_and_bidi_characters_are_escaped_in_manifests_and_check() {
     assert_eq!(stdout.lines().collect::<Vec<_>>(), want);
 }
 
+/// A manifest is a regular file (or `-`): `/dev/urandom`, which would be
+/// read until killed, a FIFO, which would block, and a directory are
+/// refused before a byte is read, exit 2, saying why.
+#[test]
+fn a_manifest_that_is_not_a_regular_file_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keygen(dir.path());
+    let fifo = dir.path().join("fifo");
+    mkfifo(&fifo);
+    for manifest in [Path::new("/dev/urandom"), Path::new("/dev/zero"), &fifo, dir.path()] {
+        let start = Instant::now();
+        let out = run(wegman().arg("check").arg("-k").arg(&key).arg(manifest));
+        assert!(start.elapsed() < Duration::from_secs(20), "{}", manifest.display());
+        assert_eq!(out.status.code(), Some(2), "{}: {}", manifest.display(), text(&out.stderr));
+        let want = format!("{}: not a regular file: a manifest is read from a regular file", manifest.display());
+        assert!(text(&out.stderr).contains(&want), "{}", text(&out.stderr));
+        assert!(out.stdout.is_empty());
+    }
+}
+
 #[test]
 #[cfg(target_os = "linux")]
 fn no_core_dump_while_a_key_is_loaded() {
