@@ -36,7 +36,8 @@ pub struct CheckArgs {
     /// such a file can block or never end.
     #[arg(long)]
     allow_special: bool,
-    /// The manifest made by `wegman tag`; `-` is standard input.
+    /// The manifest made by `wegman tag`: a regular file (at most 1 GiB and
+    /// 2^24 lines), or `-` for standard input (the same bounds).
     #[arg(value_name = "MANIFEST")]
     manifest: PathBuf,
 }

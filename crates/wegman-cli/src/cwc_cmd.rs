@@ -1,7 +1,19 @@
 //! `wegman seal cwc …` and `wegman open cwc …`: CWC-AES authenticated
 //! encryption of one input.
 //!
-//! `seal` writes ciphertext || tag. `open` writes the plaintext and exits 0,
+//! `seal` writes the sealed format of docs/sealed-format.md (the store's
+//! `sealed.rs`): a 30-byte header naming the format version, the algorithm,
+//! the key (by its key id), the tag length and the nonce, then ciphertext
+//! || tag; the header is authenticated, as the start of the associated
+//! data. `open` takes the tag length and the nonce from the header, and
+//! refuses (exit 2, nothing written) a header of another version, another
+//! algorithm or another key, a truncated one, a `--tag-len` or
+//! `--nonce-hex` that disagrees with it, and an input without one unless
+//! `--headerless` is given: `seal --headerless` writes, and `open
+//! --headerless` reads, the format of before the header (ciphertext || tag,
+//! the tag length and for a key without a store the nonce given by flags).
+//!
+//! `open` writes the plaintext and exits 0,
 //! or exits 1 and writes nothing at all when the tag is wrong: output goes
 //! to a private hidden file beside the destination (removed on SIGINT,
 //! SIGTERM and SIGHUP too), or for standard output to an anonymous temporary
@@ -12,12 +24,13 @@
 //!
 //! **Nonces.** A key made by `wegman keygen --alg cwc-aes-128|192|256` has a
 //! nonce store beside it (`KEY.nonce`, as for the MACs): `seal` takes each
-//! nonce from it and writes it at the front of its output (nonce ‖
-//! ciphertext ‖ tag), `open` reads it from there, and `--nonce-hex` is
-//! refused for such a key. With a key given any other way (`--key-hex`, a
-//! bare hex key file, an `alg cwc` key file) the caller owns nonce
-//! uniqueness: `--nonce-hex` is required and nothing detects a repeat,
-//! which under CWC reveals the XOR of the two plaintexts.
+//! nonce from it and writes it in the header (`--headerless`: at the front
+//! of its output, nonce ‖ ciphertext ‖ tag), `open` reads it from there,
+//! and `--nonce-hex` is refused for such a key. With a key given any other
+//! way (`--key-hex`, a bare hex key file, an `alg cwc` key file) the caller
+//! owns nonce uniqueness: `seal` requires `--nonce-hex` (and writes it in
+//! the header; `open` needs it only with `--headerless`) and nothing
+//! detects a repeat, which under CWC reveals the XOR of the two plaintexts.
 //!
 //! `-o FILE` renames the finished output onto FILE, which would replace
 //! whatever is there: so FILE must be a regular file or not exist. A FIFO,
@@ -36,6 +49,7 @@ use wegman::cwc::{CwcKey, NONCE_BYTES};
 use wegman_store::nonce::{KeyBinding, NonceStore, state_path_for_key};
 use zeroize::Zeroizing;
 
+use wegman_store::sealed::{HEADER_BYTES, Header, HeaderError, KeyIdent};
 use wegman_store::{cwc, hex, input, keyfile};
 
 const CHUNK: usize = 1 << 16;
@@ -59,8 +73,10 @@ pub struct AeadArgs {
     key_file: Option<PathBuf>,
     /// The 11-byte nonce as 22 hex digits, for a key without a nonce store
     /// (`--key-hex`, a bare key file): YOU must never reuse a nonce with one
-    /// key, nothing checks it. Refused for a `keygen --alg cwc-aes-N` key,
-    /// whose nonces come from its store and travel at the front of the output.
+    /// key, nothing checks it. open: not needed (the header has the nonce;
+    /// if given, it must agree) unless --headerless. Refused for a `keygen
+    /// --alg cwc-aes-N` key, whose nonces come from its store and travel in
+    /// the header.
     #[arg(long, value_name = "HEX")]
     nonce_hex: Option<String>,
     /// Associated data (authenticated, not encrypted), as hex.
@@ -69,9 +85,17 @@ pub struct AeadArgs {
     /// Read the associated data from a file.
     #[arg(long, value_name = "FILE")]
     aad_file: Option<PathBuf>,
-    /// Tag length in bytes, 1 to 16.
-    #[arg(long, value_name = "N", default_value_t = 16)]
-    tag_len: usize,
+    /// Tag length in bytes, 1 to 16. seal: default 16, recorded in the
+    /// header. open: the header's; if given, it must agree (with
+    /// --headerless: default 16, as the file cannot say).
+    #[arg(long, value_name = "N")]
+    tag_len: Option<usize>,
+    /// seal: write ciphertext || tag (nonce || ciphertext || tag for a key
+    /// with a nonce store) without the header, as wegman did before the
+    /// header (docs/sealed-format.md). open: read such a file; the tag
+    /// length (--tag-len) and the nonce are then the caller's to give.
+    #[arg(long)]
+    headerless: bool,
     /// Where to write the result (default, or `-`: standard output).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
@@ -86,39 +110,52 @@ pub struct AeadArgs {
 
 struct Inputs {
     key: CwcKey,
+    /// The key's algorithm and id, as a header names them.
+    ident: KeyIdent,
     /// The explicit nonce, or `None` for a key with a store (`seal` takes
     /// one from it, `open` reads it from the input).
     nonce: Option<[u8; NONCE_BYTES]>,
     /// The key file and its binding, for a key with a store.
     store: Option<(PathBuf, KeyBinding)>,
     aad: Vec<u8>,
-    tag_len: usize,
+    /// `--tag-len`, if given.
+    tag_len: Option<usize>,
     input: PathBuf,
 }
 
-fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
+/// Whether the command writes (`seal`) or reads (`open`) a sealed file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Seal,
+    Open,
+}
+
+fn inputs(a: &AeadArgs, op: Op) -> Result<Inputs, String> {
     let AeadAlg::Cwc = a.alg;
-    let (key, store) = match (&a.key_hex, &a.key_file) {
+    let (key, ident, store) = match (&a.key_hex, &a.key_file) {
         (Some(digits), None) => {
             let bytes = hex::decode_secret("key", digits.trim_ascii().as_bytes())?;
-            (CwcKey::new(&bytes).map_err(|e| e.to_string())?, None)
+            (CwcKey::new(&bytes).map_err(|e| e.to_string())?, KeyIdent::of(&bytes)?, None)
         }
         (None, Some(path)) => {
-            let (key, binding) = cwc::key_of(path, &keyfile::read_material(path)?)?;
-            (key, binding.map(|b| (path.clone(), b)))
+            let material = keyfile::read_material(path)?;
+            let (key, binding) = cwc::key_of(path, &material)?;
+            (key, KeyIdent::of(&material.bytes)?, binding.map(|b| (path.clone(), b)))
         }
         _ => return Err("give exactly one of --key-hex and --key-file".into()),
     };
     let nonce = match (&a.nonce_hex, &store) {
         (Some(_), Some((path, _))) => {
             return Err(format!(
-                "{}: this key's nonces come from its nonce store (and travel at the front of the sealed \
-                 output): --nonce-hex is refused",
+                "{}: this key's nonces come from its nonce store (and travel in the sealed output): \
+                 --nonce-hex is refused",
                 path.display()
             ));
         }
         (Some(h), None) => Some(hex::decode::<NONCE_BYTES>("nonce", h)?),
         (None, Some(_)) => None,
+        // opening a file with a header: the nonce is the header's
+        (None, None) if op == Op::Open && !a.headerless => None,
         (None, None) => {
             return Err("--nonce-hex is required for a key without a nonce store (make one with \
                  `wegman keygen --alg cwc-aes-128`)"
@@ -130,11 +167,11 @@ fn inputs(a: &AeadArgs) -> Result<Inputs, String> {
         (None, Some(p)) => std::fs::read(p).map_err(|e| format!("{}: {}", p.display(), input::describe(&e)))?,
         (None, None) => Vec::new(),
     };
-    if !(1..=16).contains(&a.tag_len) {
-        return Err(format!("--tag-len {}: must be 1 to 16", a.tag_len));
+    if let Some(t) = a.tag_len.filter(|t| !(1..=16).contains(t)) {
+        return Err(format!("--tag-len {t}: must be 1 to 16"));
     }
     let input = a.file.clone().unwrap_or_else(|| PathBuf::from("-"));
-    Ok(Inputs { key, nonce, store, aad, tag_len: a.tag_len, input })
+    Ok(Inputs { key, ident, nonce, store, aad, tag_len: a.tag_len, input })
 }
 
 /// A fresh nonce from the key's store: durable before it is returned, never
@@ -346,31 +383,36 @@ fn each_chunk(
 
 pub fn seal(a: &AeadArgs) -> Result<u8, String> {
     check_destination(a.destination())?;
-    let inp = inputs(a)?;
+    let inp = inputs(a, Op::Seal)?;
     let name = inp.input.display().to_string();
+    let tag_len = inp.tag_len.unwrap_or(16);
     let mut src = input::open(&inp.input).map_err(|e| format!("{name}: {}", input::describe(&e)))?;
     let mut out = Staged::new(a.destination())?;
     let nonce = match (inp.nonce, &inp.store) {
         (Some(n), _) => n,
-        (None, Some((path, binding))) => {
-            // reserved on disk before any byte is encrypted; written first
-            let n = nonce_from_store(path, binding)?;
-            out.write(&n)?;
-            n
-        }
+        // reserved on disk before any byte is encrypted
+        (None, Some((path, binding))) => nonce_from_store(path, binding)?,
         (None, None) => unreachable!("inputs() requires a nonce or a store"),
     };
+    // What goes before the ciphertext, and the associated data.
+    let (front, aad) = if a.headerless {
+        let front = if inp.nonce.is_some() { Vec::new() } else { nonce.to_vec() };
+        (front, inp.aad.clone())
+    } else {
+        let header = Header::new(inp.ident, tag_len, nonce)?;
+        (header.encode().to_vec(), header.aad(&inp.aad))
+    };
+    out.write(&front)?;
     let threads = a.threads.unwrap_or_else(input::all_cores);
     if let Some((file, len)) =
         crate::cwc_threads::large_file(&inp.input, threads).map_err(|e| format!("{name}: {}", input::describe(&e)))?
     {
-        let base = if inp.nonce.is_some() { 0 } else { NONCE_BYTES as u64 };
         let io = (&file, len, name.as_str());
-        crate::cwc_threads::seal(&inp.key, &nonce, &inp.aad, inp.tag_len, threads, io, &mut out, base)?;
+        crate::cwc_threads::seal(&inp.key, &nonce, &aad, tag_len, threads, io, &mut out, front.len() as u64)?;
         out.commit()?;
         return Ok(0);
     }
-    let mut enc = inp.key.encryptor(&nonce, &inp.aad, inp.tag_len).map_err(|e| e.to_string())?;
+    let mut enc = inp.key.encryptor(&nonce, &aad, tag_len).map_err(|e| e.to_string())?;
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = read_chunk(&mut *src, &mut buf).map_err(|e| format!("{name}: {}", input::describe(&e)))?;
@@ -393,17 +435,76 @@ impl AeadArgs {
     }
 }
 
+/// How to open an input, from its front (its header, or for a headerless
+/// file the flags): where the ciphertext starts, the nonce, the associated
+/// data, the tag length.
+struct Frame {
+    start: u64,
+    nonce: [u8; NONCE_BYTES],
+    aad: Vec<u8>,
+    tag_len: usize,
+}
+
+/// How many bytes of the input's front [`frame`] needs.
+fn front_bytes(a: &AeadArgs, inp: &Inputs) -> usize {
+    match (a.headerless, inp.nonce) {
+        (false, _) => HEADER_BYTES,
+        (true, None) => NONCE_BYTES,
+        (true, Some(_)) => 0,
+    }
+}
+
+/// The frame of an input whose first bytes are `front` ([`front_bytes`] of
+/// them, or fewer if the input is shorter). `Ok(None)`: a headerless input
+/// too short to hold its nonce, which fails as a wrong tag would. An error
+/// (exit 2, nothing written): a header that is not this key's, or that the
+/// flags disagree with, or no header without `--headerless`.
+fn frame(a: &AeadArgs, inp: &Inputs, front: &[u8], name: &str) -> Result<Option<Frame>, String> {
+    if a.headerless {
+        let tag_len = inp.tag_len.unwrap_or(16);
+        let aad = inp.aad.clone();
+        return Ok(match inp.nonce {
+            Some(nonce) => Some(Frame { start: 0, nonce, aad, tag_len }),
+            None => {
+                front.first_chunk::<NONCE_BYTES>().map(|n| Frame { start: NONCE_BYTES as u64, nonce: *n, aad, tag_len })
+            }
+        });
+    }
+    let header = Header::parse(front).map_err(|e| match e {
+        HeaderError::NoMagic => format!(
+            "{name}: {e}: not a file sealed by wegman, or one sealed with --headerless (open that with \
+             --headerless, giving --tag-len and the nonce as when it was sealed)"
+        ),
+        e => format!("{name}: {e}"),
+    })?;
+    header.check_key(&inp.ident).map_err(|e| format!("{name}: {e}"))?;
+    if let Some(t) = inp.tag_len.filter(|&t| t != header.tag_len) {
+        return Err(format!(
+            "{name}: --tag-len {t}, but the file's header says its tag is {} bytes (the header decides; \
+             leave --tag-len out)",
+            header.tag_len
+        ));
+    }
+    if inp.nonce.is_some_and(|n| n != header.nonce) {
+        return Err(format!("{name}: --nonce-hex differs from the nonce in the file's header"));
+    }
+    Ok(Some(Frame {
+        start: HEADER_BYTES as u64,
+        nonce: header.nonce,
+        aad: header.aad(&inp.aad),
+        tag_len: header.tag_len,
+    }))
+}
+
 /// `open` on an input held in memory: one-shot decryption, which releases
 /// nothing unless the tag verifies.
 fn open_in_memory(a: &AeadArgs, inp: &Inputs, all: &[u8], fail: impl Fn() -> Result<u8, String>) -> Result<u8, String> {
-    let (nonce, all) = match inp.nonce {
-        Some(n) => (n, all),
-        None => match all.split_first_chunk::<NONCE_BYTES>() {
-            Some((n, rest)) => (*n, rest),
-            None => return fail(),
-        },
+    let name = inp.input.display().to_string();
+    let front = &all[..all.len().min(front_bytes(a, inp))];
+    let Some(fr) = frame(a, inp, front, &name)? else {
+        return fail();
     };
-    let Ok(plain) = inp.key.decrypt(&nonce, &inp.aad, all, inp.tag_len) else {
+    let Ok(plain) = inp.key.decrypt(&fr.nonce, &fr.aad, &all[fr.start as usize..], fr.tag_len) else {
         return fail();
     };
     let plain = Zeroizing::new(plain);
@@ -415,7 +516,7 @@ fn open_in_memory(a: &AeadArgs, inp: &Inputs, all: &[u8], fail: impl Fn() -> Res
 
 pub fn open(a: &AeadArgs) -> Result<u8, String> {
     check_destination(a.destination())?;
-    let inp = inputs(a)?;
+    let inp = inputs(a, Op::Open)?;
     let name = inp.input.display().to_string();
     let rd = |e: io::Error| format!("{name}: {}", input::describe(&e));
     let fail = || {
@@ -443,41 +544,37 @@ pub fn open(a: &AeadArgs) -> Result<u8, String> {
             return open_in_memory(a, &inp, &all, fail);
         }
     };
-    // A key with a store: the nonce is the input's first 11 bytes.
-    let (nonce, start) = match inp.nonce {
-        Some(n) => (n, 0u64),
-        None => {
-            let mut n = [0u8; NONCE_BYTES];
-            if read_chunk(&mut f, &mut n).map_err(rd)? != NONCE_BYTES {
-                return fail();
-            }
-            (n, NONCE_BYTES as u64)
-        }
+    // The header (or for a headerless file of a key with a store, the
+    // nonce): the input's first bytes, after which `f` is at the ciphertext.
+    let mut front = vec![0u8; front_bytes(a, &inp)];
+    let got = read_chunk(&mut f, &mut front).map_err(rd)?;
+    let Some(Frame { start, nonce, aad, tag_len }) = frame(a, &inp, &front[..got], &name)? else {
+        return fail();
     };
-    let Some(body) = total.checked_sub(start + inp.tag_len as u64) else {
+    let Some(body) = total.checked_sub(start + tag_len as u64) else {
         return fail();
     };
     let threads = a.threads.unwrap_or_else(input::all_cores);
     if threads.get() > 1 && body >= input::PARALLEL_MIN_BYTES {
-        let mut tag = vec![0u8; inp.tag_len];
+        let mut tag = vec![0u8; tag_len];
         {
             use std::os::unix::fs::FileExt;
             f.read_exact_at(&mut tag, start + body).map_err(|_| format!("{name}: file shrank while reading"))?;
         }
         let out = Staged::new(a.destination())?;
         let io = (&f, start, body, name.as_str());
-        if !crate::cwc_threads::open(&inp.key, &nonce, &inp.aad, &tag, threads, io, &out)? {
+        if !crate::cwc_threads::open(&inp.key, &nonce, &aad, &tag, threads, io, &out)? {
             return fail();
         }
         out.commit()?;
         return Ok(0);
     }
     // Pass 1: verify. Nothing is written.
-    let mut ver = inp.key.verifier(&nonce, &inp.aad, inp.tag_len).map_err(|e| e.to_string())?;
+    let mut ver = inp.key.verifier(&nonce, &aad, tag_len).map_err(|e| e.to_string())?;
     let mut buf = vec![0u8; CHUNK];
     each_chunk(&mut f, body, &mut buf, &name, |piece| ver.update(piece).map_err(|e| format!("{name}: {e}")))?;
-    let mut tag = vec![0u8; inp.tag_len];
-    if read_chunk(&mut f, &mut tag).map_err(rd)? != inp.tag_len {
+    let mut tag = vec![0u8; tag_len];
+    if read_chunk(&mut f, &mut tag).map_err(rd)? != tag_len {
         return Err(format!("{name}: file shrank while reading"));
     }
     let Ok(mut dec) = ver.verify(&tag) else {

@@ -58,9 +58,9 @@ enum Command {
     Mac(MacArgs),
     /// Verify a tag of one input under an explicit key and nonce (exit 0 valid, 1 invalid).
     Verify(VerifyArgs),
-    /// Authenticated encryption: write ciphertext || tag.
+    /// Authenticated encryption: write header || ciphertext || tag (docs/sealed-format.md).
     Seal(cwc_cmd::AeadArgs),
-    /// Authenticated decryption: write the plaintext only if the tag verifies (exit 1 otherwise, writing nothing).
+    /// Authenticated decryption: write the plaintext only if the header is this key's and the tag verifies (exit 1 otherwise, writing nothing).
     Open(cwc_cmd::AeadArgs),
     /// Check the library against the paper's Appendix A, then tag and check a sample file.
     Selftest,

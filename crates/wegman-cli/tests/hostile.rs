@@ -137,6 +137,69 @@ fn names_with_control_characters_are_printed_escaped() {
     assert!(!stdout.contains('\u{1b}') && !stdout.contains('\r'));
 }
 
+/// Names that would lie on a terminal — a bidi override or isolate
+/// reversing the rest of the line, a zero-width space, a line separator, an
+/// escape sequence — are escaped both in `tag`'s manifest and in `check`'s
+/// lines, and still check OK (the tag covers the raw name).
+#[test]
+fn invisible_and_bidi_characters_are_escaped_in_manifests_and_check() {
+    let names = [
+        ("report\u{202e}fdp.exe", "report\\u{202e}fdp.exe"),
+        ("isolate\u{2066}x\u{2069}", "isolate\\u{2066}x\\u{2069}"),
+        ("zero\u{200b}width", "zero\\u{200b}width"),
+        ("line\u{2028}sep", "line\\u{2028}sep"),
+    ];
+    let esc = "evil\u{1b}[2Kok";
+    let all: Vec<&str> = names.iter().map(|(n, _)| *n).chain([esc]).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let key = keygen(dir.path());
+    for n in &all {
+        std::fs::write(dir.path().join(n), n.as_bytes()).unwrap();
+    }
+    let out = run(wegman().current_dir(dir.path()).arg("tag").arg("-k").arg(&key).args(&all));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let manifest = text(&out.stdout);
+    let lines: Vec<&str> = manifest.lines().collect();
+    assert_eq!(lines.len(), all.len() + 1);
+    let invisible = |c: char| matches!(c, '\u{1b}' | '\u{202e}' | '\u{2066}' | '\u{2069}' | '\u{200b}' | '\u{2028}');
+    assert!(!manifest.chars().any(invisible), "raw in the manifest: {manifest:?}");
+    for ((_, spelled), line) in names.iter().zip(&lines) {
+        assert!(line.starts_with("\\POLY1305-AES/2 (") && line.contains(&format!("({spelled}) ")), "{line}");
+    }
+    assert!(lines[names.len()].starts_with("\\POLY1305-AES/2 (evil\\u{1b}[2Kok) "), "{}", lines[names.len()]);
+    std::fs::write(dir.path().join("MANIFEST"), &out.stdout).unwrap();
+    let out = run(wegman().current_dir(dir.path()).arg("check").arg("-k").arg(&key).arg("MANIFEST"));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(!stdout.chars().any(invisible), "raw in check's output: {stdout:?}");
+    let want: Vec<String> = names
+        .iter()
+        .map(|(_, spelled)| format!("\\{spelled}: OK"))
+        .chain(["\\evil\\x1b[2Kok: OK".to_string()])
+        .collect();
+    assert_eq!(stdout.lines().collect::<Vec<_>>(), want);
+}
+
+/// A manifest is a regular file (or `-`): `/dev/urandom`, which would be
+/// read until killed, a FIFO, which would block, and a directory are
+/// refused before a byte is read, exit 2, saying why.
+#[test]
+fn a_manifest_that_is_not_a_regular_file_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = keygen(dir.path());
+    let fifo = dir.path().join("fifo");
+    mkfifo(&fifo);
+    for manifest in [Path::new("/dev/urandom"), Path::new("/dev/zero"), &fifo, dir.path()] {
+        let start = Instant::now();
+        let out = run(wegman().arg("check").arg("-k").arg(&key).arg(manifest));
+        assert!(start.elapsed() < Duration::from_secs(20), "{}", manifest.display());
+        assert_eq!(out.status.code(), Some(2), "{}: {}", manifest.display(), text(&out.stderr));
+        let want = format!("{}: not a regular file: a manifest is read from a regular file", manifest.display());
+        assert!(text(&out.stderr).contains(&want), "{}", text(&out.stderr));
+        assert!(out.stdout.is_empty());
+    }
+}
+
 #[test]
 #[cfg(target_os = "linux")]
 fn no_core_dump_while_a_key_is_loaded() {

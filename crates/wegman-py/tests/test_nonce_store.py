@@ -308,6 +308,8 @@ def test_a_key_kind_is_refused_before_any_nonce_is_taken(tmp_path: pathlib.Path)
 
 
 def test_cwc_seal_and_the_cli_take_turns(tmp_path: pathlib.Path) -> None:
+    # NonceStore.seal writes the headerless format (nonce || ciphertext ||
+    # tag), which the command writes and reads with --headerless.
     wegman.keygen(tmp_path / "key", "cwc-aes-256")
     (tmp_path / "plain").write_bytes(b"from the command line")
     nonces = []
@@ -317,13 +319,19 @@ def test_cwc_seal_and_the_cli_take_turns(tmp_path: pathlib.Path) -> None:
             nonces.append(sealed[:11])
             (tmp_path / "py.sealed").write_bytes(sealed)
         out = subprocess.run(
-            [str(cli()), "seal", "cwc", "--key-file", "key", "plain"], cwd=tmp_path, capture_output=True, check=True
+            [str(cli()), "seal", "cwc", "--headerless", "--key-file", "key", "plain"],
+            cwd=tmp_path,
+            capture_output=True,
+            check=True,
         ).stdout
         nonces.append(out[:11])
         with wegman.NonceStore(tmp_path / "key") as store:
             assert store.open(out) == b"from the command line"
         opened = subprocess.run(
-            [str(cli()), "open", "cwc", "--key-file", "key", "py.sealed"], cwd=tmp_path, capture_output=True, check=True
+            [str(cli()), "open", "cwc", "--headerless", "--key-file", "key", "py.sealed"],
+            cwd=tmp_path,
+            capture_output=True,
+            check=True,
         ).stdout
         assert opened == b"from python"
     assert len(set(nonces)) == 6

@@ -12,8 +12,13 @@
 //! Nothing in the manifest is trusted before its seal verifies: the seal is
 //! checked first, and no listed file is opened unless it verified (or, with
 //! `--allow-unsealed`, there is none). A listed file must be a regular file
-//! unless `allow_special` (`--allow-special`); a line longer than [`MAX_LINE`] bytes is an
-//! error, and running out of memory for the lines is an error, not an abort.
+//! unless `allow_special` (`--allow-special`). The manifest itself must be a
+//! regular file or standard input ([`input::open_manifest`]: a FIFO or a
+//! device such as `/dev/urandom` is refused before it is read), and is
+//! bounded whatever it is: a line longer than [`MAX_LINE`] bytes, more than
+//! [`input::MANIFEST_MAX_BYTES`] bytes or [`input::MANIFEST_MAX_LINES`]
+//! lines is an error (exit 2) as soon as it is read, and running out of
+//! memory for the lines is an error, not an abort.
 
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -76,21 +81,42 @@ fn warn(args: &CheckOptions, sink: &mut dyn Sink, msg: std::fmt::Arguments<'_>) 
     }
 }
 
+/// How much of a manifest is read before giving up: bytes, lines.
+#[derive(Clone, Copy)]
+struct Bounds {
+    bytes: u64,
+    lines: u64,
+}
+
+const BOUNDS: Bounds = Bounds { bytes: input::MANIFEST_MAX_BYTES, lines: input::MANIFEST_MAX_LINES };
+
 fn parse(
     args: &CheckOptions,
     key: &AnyKey,
     reader: Box<dyn Read>,
     mname: &str,
     sink: &mut dyn Sink,
+    bounds: Bounds,
 ) -> Result<Parsed, String> {
     let label = key.alg().label();
     let mut p = Parsed { raw: Vec::new(), files: Vec::new(), seal: None, malformed: 0 };
-    let mut reader = BufReader::new(reader);
+    // One byte past the bound is read, to tell a manifest of exactly the
+    // bound from a longer one.
+    let mut reader = BufReader::new(reader.take(bounds.bytes + 1));
+    let mut total = 0u64;
     for no in 0.. {
         let mut line = Vec::new();
         let read = (&mut reader).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line);
-        if read.map_err(|e| format!("{mname}: {}", input::describe(&e)))? == 0 {
+        let n = read.map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
+        if n == 0 {
             break;
+        }
+        total += n as u64;
+        if total > bounds.bytes {
+            return Err(format!("{mname}: longer than {} bytes", bounds.bytes));
+        }
+        if no as u64 >= bounds.lines {
+            return Err(format!("{mname}: more than {} lines", bounds.lines));
         }
         if line.last() == Some(&b'\n') {
             line.pop();
@@ -164,7 +190,7 @@ impl CheckOptions {
 pub fn run_to(args: &CheckOptions, sink: &mut dyn Sink) -> Result<u8, String> {
     let key = keyfile::read_any(&args.key, args.alg)?;
     let mname = args.manifest.display().to_string();
-    let reader = input::open(&args.manifest).map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
+    let reader = input::open_manifest(&args.manifest).map_err(|e| format!("{mname}: {}", input::describe(&e)))?;
     let (mut plan, lines) = match prepare(args, &key, reader, &mname, sink)? {
         Prepared::Done(status) => return Ok(status),
         Prepared::Verify(plan, lines) => (plan, lines),
@@ -212,8 +238,19 @@ pub fn prepare(
     mname: &str,
     sink: &mut dyn Sink,
 ) -> Result<Prepared, String> {
+    prepare_within(args, key, reader, mname, sink, BOUNDS)
+}
+
+fn prepare_within(
+    args: &CheckOptions,
+    key: &AnyKey,
+    reader: Box<dyn Read>,
+    mname: &str,
+    sink: &mut dyn Sink,
+    bounds: Bounds,
+) -> Result<Prepared, String> {
     let label = key.alg().label();
-    let Parsed { raw, files: lines, seal, malformed } = parse(args, key, reader, mname, sink)?;
+    let Parsed { raw, files: lines, seal, malformed } = parse(args, key, reader, mname, sink, bounds)?;
     if lines.is_empty() && malformed == 0 && seal.is_none() {
         warn(args, sink, format_args!("{mname}: no properly formatted {label} lines found"));
         return Ok(Prepared::Done(2));
@@ -374,4 +411,79 @@ fn report_seal(args: &CheckOptions, sink: &mut dyn Sink, mname: &str, sealed: Op
 
 fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
     if n == 1 { one } else { many }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Quiet(Vec<String>);
+
+    impl Sink for Quiet {
+        fn line(&mut self, text: &str) -> Result<(), String> {
+            self.0.push(text.to_string());
+            Ok(())
+        }
+        fn warn(&mut self, text: std::fmt::Arguments<'_>) {
+            self.0.push(text.to_string());
+        }
+    }
+
+    fn key() -> AnyKey {
+        AnyKey::Poly1305Aes(wegman::poly1305aes::Key::from_bytes_clamped(&[3; 32]), wegman::cpu::Features::detect())
+    }
+
+    /// `n` well-formed (unsealed) lines.
+    fn lines(n: usize) -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| {
+                format!("{}\n", manifest::format(MacAlg::Poly1305aes, &format!("f{i}"), &[1; 16], &[2; 16]))
+                    .into_bytes()
+            })
+            .collect()
+    }
+
+    fn prepare_bounded(text: Vec<u8>, bytes: u64, lines: u64) -> Result<Prepared, String> {
+        let args = CheckOptions::new("k".into(), "m".into());
+        prepare_within(
+            &args,
+            &key(),
+            Box::new(io::Cursor::new(text)),
+            "m",
+            &mut Quiet::default(),
+            Bounds { bytes, lines },
+        )
+    }
+
+    #[test]
+    fn a_manifest_over_its_line_bound_is_an_error() {
+        assert!(prepare_bounded(lines(3), 1 << 20, 3).is_ok());
+        assert_eq!(prepare_bounded(lines(4), 1 << 20, 3).err().unwrap(), "m: more than 3 lines");
+        // a last line without its newline counts too
+        let mut text = lines(3);
+        text.extend_from_slice(b"x");
+        assert_eq!(prepare_bounded(text, 1 << 20, 3).err().unwrap(), "m: more than 3 lines");
+    }
+
+    #[test]
+    fn a_manifest_over_its_byte_bound_is_an_error() {
+        let text = lines(3);
+        let len = text.len() as u64;
+        assert!(prepare_bounded(text.clone(), len, 10).is_ok());
+        assert_eq!(prepare_bounded(text, len - 1, 10).err().unwrap(), format!("m: longer than {} bytes", len - 1));
+    }
+
+    #[test]
+    fn an_endless_manifest_stops_at_the_bound() {
+        // newlines forever: the line bound; a short line again and again:
+        // the byte bound; one endless line: the line length
+        let endless = |line: &'static [u8]| Box::new(io::Cursor::new(line).chain(io::repeat(b'\n'))) as Box<dyn Read>;
+        let args = CheckOptions::new("k".into(), "m".into());
+        let err = |r, bounds| prepare_within(&args, &key(), r, "m", &mut Quiet::default(), bounds).err().unwrap();
+        assert_eq!(err(endless(b""), Bounds { bytes: 1 << 30, lines: 1000 }), "m: more than 1000 lines");
+        assert_eq!(err(endless(b""), Bounds { bytes: 5000, lines: 1 << 24 }), "m: longer than 5000 bytes");
+        let one_line = Box::new(io::repeat(b'x')) as Box<dyn Read>;
+        assert_eq!(err(one_line, BOUNDS), format!("m: line 1: longer than {MAX_LINE} bytes"));
+    }
 }

@@ -2,8 +2,9 @@
 //!
 //! `keygen --alg cwc-aes-128|192|256` writes a key file naming one of
 //! [`CWC_ALGS`] and a nonce store beside it: every nonce comes from the
-//! store, and travels at the front of the sealed output (nonce ‖ ciphertext
-//! ‖ tag). A bare hex key file, or one naming `alg cwc`, has no store: its
+//! store, and travels with the sealed output, in its header
+//! ([`crate::sealed`]; in the headerless format, at its front: nonce ‖
+//! ciphertext ‖ tag). A bare hex key file, or one naming `alg cwc`, has no store: its
 //! user owns nonce uniqueness.
 
 use std::path::Path;

@@ -16,6 +16,71 @@ pub fn open(path: &Path) -> io::Result<Box<dyn Read>> {
     if path.as_os_str() == "-" { Ok(Box::new(io::stdin())) } else { Ok(Box::new(File::open(path)?)) }
 }
 
+/// The most bytes a manifest may hold: 1 GiB (a line per file: millions of
+/// files). Standard input too: reading stops, with an error, past it.
+pub const MANIFEST_MAX_BYTES: u64 = 1 << 30;
+
+/// The most lines a manifest may hold: 2^24 (16,777,216), the seal line
+/// included.
+pub const MANIFEST_MAX_LINES: u64 = 1 << 24;
+
+/// Open a manifest to read: `-` is standard input; anything else must be a
+/// regular file, so that a FIFO, a device such as `/dev/urandom`, or a
+/// directory is refused before a byte is read (the open never blocks:
+/// `O_NONBLOCK`, which a regular file ignores). Read it through
+/// [`read_manifest`] or a reader that stops at [`MANIFEST_MAX_BYTES`] and
+/// [`MANIFEST_MAX_LINES`].
+pub fn open_manifest(path: &Path) -> io::Result<Box<dyn Read>> {
+    if path.as_os_str() == "-" {
+        return open(path);
+    }
+    #[cfg(unix)]
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?
+    };
+    #[cfg(not(unix))]
+    let file = File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file: a manifest is read from a regular file, or from standard input as -",
+        ));
+    }
+    Ok(Box::new(file))
+}
+
+/// A whole manifest as text, opened with [`open_manifest`] (errors name
+/// `path`): at most [`MANIFEST_MAX_BYTES`] bytes and [`MANIFEST_MAX_LINES`]
+/// lines, else an error, before the rest is read.
+pub fn read_manifest(path: &Path) -> Result<String, String> {
+    let shown = path.display();
+    let reader = open_manifest(path).map_err(|e| format!("{shown}: {}", describe(&e)))?;
+    read_manifest_from(reader, &shown.to_string(), MANIFEST_MAX_BYTES, MANIFEST_MAX_LINES)
+}
+
+/// [`read_manifest`] from `reader`, named `name`, within these bounds.
+pub fn read_manifest_from(reader: impl Read, name: &str, max_bytes: u64, max_lines: u64) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    let mut lines = 0u64;
+    let mut reader = io::BufReader::new(reader.take(max_bytes + 1));
+    loop {
+        let n =
+            io::BufRead::read_until(&mut reader, b'\n', &mut bytes).map_err(|e| format!("{name}: {}", describe(&e)))?;
+        if n == 0 {
+            break;
+        }
+        if bytes.len() as u64 > max_bytes {
+            return Err(format!("{name}: longer than {max_bytes} bytes"));
+        }
+        lines += 1;
+        if lines > max_lines {
+            return Err(format!("{name}: more than {max_lines} lines"));
+        }
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{name}: not UTF-8 text"))
+}
+
 /// Open a file listed in a manifest: a regular file only, unless
 /// `allow_special` (a FIFO, a device such as `/dev/zero`, a directory). The
 /// open itself never blocks (`O_NONBLOCK`, which a regular file ignores), so
@@ -274,5 +339,39 @@ mod tests {
         // Grown since: read to the old length, then the length check refuses it.
         let err = tag_file(&key, Features::detect(), &[1; 16], b"prefix ", &file, len - 16, two, &NoProgress);
         assert_eq!(err.unwrap_err().to_string(), "file changed size while being read");
+    }
+}
+
+#[cfg(test)]
+mod manifest_tests {
+    use super::*;
+
+    #[test]
+    fn read_manifest_is_bounded_in_bytes_and_lines() {
+        let text = "a\nb\nc\n";
+        assert_eq!(read_manifest_from(text.as_bytes(), "m", 6, 3).unwrap(), text);
+        assert_eq!(read_manifest_from(text.as_bytes(), "m", 5, 3).unwrap_err(), "m: longer than 5 bytes");
+        assert_eq!(read_manifest_from(text.as_bytes(), "m", 6, 2).unwrap_err(), "m: more than 2 lines");
+        assert_eq!(read_manifest_from("a\nb".as_bytes(), "m", 6, 1).unwrap_err(), "m: more than 1 lines");
+        assert_eq!(read_manifest_from(io::repeat(b'\n'), "m", 1 << 30, 10).unwrap_err(), "m: more than 10 lines");
+        assert_eq!(read_manifest_from(io::repeat(b'x'), "m", 1000, 10).unwrap_err(), "m: longer than 1000 bytes");
+        assert_eq!(read_manifest_from(&b"\xff\n"[..], "m", 10, 10).unwrap_err(), "m: not UTF-8 text");
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_manifest_must_be_a_regular_file_or_stdin() {
+        for special in ["/dev/urandom", "/dev/null", "/"] {
+            let err = read_manifest(Path::new(special)).unwrap_err();
+            assert!(err.starts_with(&format!("{special}: not a regular file")), "{err}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        // no writer: an open that blocked would hang here
+        assert!(read_manifest(&fifo).unwrap_err().contains("not a regular file"));
+        let file = dir.path().join("m");
+        std::fs::write(&file, "x\n").unwrap();
+        assert_eq!(read_manifest(&file).unwrap(), "x\n");
     }
 }

@@ -5,7 +5,8 @@
 //! * [`keyfile`] — key files (`wegman-key v1`), made with their nonce store.
 //! * [`manifest`] — manifest lines; [`tag`] and [`check`] make and verify
 //!   manifests of files ([`input`] reads them, [`parallel`] on all cores).
-//! * [`cwc`] — CWC-AES keys in key files and their nonces from the store.
+//! * [`cwc`] — CWC-AES keys in key files and their nonces from the store;
+//!   [`sealed`] the self-describing format `seal`/`open` use (version 1).
 //! * [`incremental`] — the sealed states `tag --keep-state` keeps and
 //!   [`patch`] re-tags an edit from.
 //! * [`leased`] — tagging with a lease of nonces, on a worker of a
@@ -44,5 +45,6 @@ pub mod nonce;
 pub mod parallel;
 pub mod patch;
 pub mod progress;
+pub mod sealed;
 pub mod sink;
 pub mod tag;
