@@ -5,7 +5,6 @@
 //! touches — checked against the kept state first — and the manifest,
 //! whose seal must verify (the store's `patch.rs`; docs/parallel.md).
 
-use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -15,9 +14,6 @@ use wegman_store::patch::{Edit, patch_file};
 use wegman_store::{hex, input};
 
 use crate::out::Console;
-
-/// The longest manifest `patch` reads (a line per file: millions of files).
-const MANIFEST_MAX: u64 = 1 << 30;
 
 #[derive(Args)]
 pub struct PatchArgs {
@@ -65,14 +61,7 @@ pub fn run(args: &PatchArgs) -> Result<u8, String> {
         None if args.append => Edit::Append,
         _ => return Err("--offset goes with --data-file or --data-hex, not --append".into()),
     };
-    let mut text = String::new();
-    let shown = args.manifest.display();
-    input::open(&args.manifest)
-        .and_then(|r| r.take(MANIFEST_MAX + 1).read_to_string(&mut text))
-        .map_err(|e| format!("{shown}: {}", input::describe(&e)))?;
-    if text.len() as u64 > MANIFEST_MAX {
-        return Err(format!("{shown}: longer than {MANIFEST_MAX} bytes"));
-    }
+    let text = input::read_manifest(&args.manifest)?;
     let (key, mut store) = crate::tag::open_store(&args.key, Some(MacAlg::Poly1305aes), false, args.nonce_reserve)?;
     let AnyKey::Poly1305Aes(k, _) = &key else { return Err("patch needs a Poly1305-AES key".into()) };
     patch_file(k, &mut store, &args.state, &text, &args.file, edit, &mut Console)?;
