@@ -91,9 +91,10 @@ fn finding_1_removing_the_lock_file_cannot_make_a_nonce_repeat() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // A has reserved its block once the state's safe nonce is 3
+    // A has reserved its block once the state's safe nonce is 3 (in
+    // generation 2: keygen made generation 1)
     wait_for("A's reservation", || {
-        std::fs::read_to_string(d.path("key.nonce.1")).is_ok_and(|s| s.contains("safe 03000000"))
+        std::fs::read_to_string(d.path("key.nonce.2")).is_ok_and(|s| s.contains("safe 03000000"))
     });
     std::fs::remove_file(d.path("key.nonce.lock")).unwrap();
     let b = d.ok(&["tag", "-k", "key", "b"]);

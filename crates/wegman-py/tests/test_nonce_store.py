@@ -87,7 +87,9 @@ def test_python_keygen_matches_the_cli_format(tmp_path: pathlib.Path) -> None:
         wegman.keygen(tmp_path / alg, alg)
         text = (tmp_path / alg).read_text()
         assert text.startswith("wegman-key v1\n") and f"\nalg {alg}\nkey " in text
-        assert (tmp_path / (alg + ".nonce")).read_text().startswith("wegman-nonce-state v2\n")
+        # a sealed base, with generation 1 beside it
+        assert (tmp_path / (alg + ".nonce")).read_text().startswith("wegman-nonce-state v3\n")
+        assert (tmp_path / (alg + ".nonce.1")).read_text().startswith("wegman-nonce-generation v3\n")
         assert oct((tmp_path / alg).stat().st_mode & 0o777) == "0o600"
     with pytest.raises(wegman.NonceStoreError):
         wegman.keygen(tmp_path / "poly1305aes")  # never overwrites

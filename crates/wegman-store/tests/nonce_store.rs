@@ -79,24 +79,27 @@ fn corrupt_state_is_an_error() {
         },
         vec![0xff, 0xfe, 0x00],
         b"wegman-nonce-state v2\nkey 00\nsafe 00\nmac 00\n".to_vec(),
-        // a valid state with its safe nonce edited
-        String::from_utf8(good.clone()).unwrap().replace("safe 00", "safe 01").into_bytes(),
+        // a valid (version-2) state with its safe nonce edited
+        String::from_utf8(wegman_store::nonce::v2_state_bytes(&key(), 0))
+            .unwrap()
+            .replace("safe 00", "safe 01")
+            .into_bytes(),
     ];
     for bad in cases {
         std::fs::write(&state, &bad).unwrap();
         let e = NonceStore::open(&state, &key()).unwrap_err();
         assert!(matches!(e, NonceError::Corrupt { .. }), "{:?} gave {e}", String::from_utf8_lossy(&bad));
     }
-    // the same for the current generation file
+    // the same for the current generation file (2: `create` made 1)
     std::fs::write(&state, &good).unwrap();
     let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(5);
     s.next_nonce().unwrap();
     drop(s);
-    let gen1 = dir.path().join("k.nonce.1");
+    let gen1 = dir.path().join("k.nonce.2");
     let good = std::fs::read_to_string(&gen1).unwrap();
     let cases = [
         good.replace("safe 05", "safe 04"),
-        good.replace("generation 1", "generation 2"),
+        good.replace("generation 2", "generation 3"),
         good[..good.len() - 2].to_string(),
         format!("{good}x"),
         String::new(),
@@ -108,11 +111,12 @@ fn corrupt_state_is_an_error() {
     }
     // a genuine generation file under another name
     std::fs::write(&gen1, &good).unwrap();
-    std::fs::rename(&gen1, dir.path().join("k.nonce.2")).unwrap();
+    std::fs::rename(&gen1, dir.path().join("k.nonce.3")).unwrap();
     let e = NonceStore::open(&state, &key()).unwrap_err();
     assert!(e.to_string().contains("its generation does not match its name"), "{e}");
     // the sealed base with its generations gone is a missing state
-    std::fs::remove_file(dir.path().join("k.nonce.2")).unwrap();
+    std::fs::remove_file(dir.path().join("k.nonce.3")).unwrap();
+    std::fs::remove_file(dir.path().join("k.nonce.1")).unwrap();
     let e = NonceStore::open(&state, &key()).unwrap_err();
     assert!(matches!(e, NonceError::Missing(_)), "{e}");
 }
@@ -122,10 +126,10 @@ fn the_fuzz_targets_byte_check_agrees_with_open() {
     // `check_state_bytes` is `open` without the file: the fuzz target
     // trusts it only as far as this holds (it checks the same on its inputs).
     use wegman_store::nonce::check_state_bytes;
+    // A state as versions before generations left it: the base alone.
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
-    NonceStore::create(&state, &key()).unwrap();
-    let good = std::fs::read(&state).unwrap();
+    let good = wegman_store::nonce::v2_state_bytes(&key(), 0);
     let mut split_char = vec![b'x'; 4095];
     split_char.extend_from_slice("é".as_bytes()); // the 4096-byte prefix ends inside it
     let cases = [
@@ -368,10 +372,17 @@ fn state_lock_and_temp_files_are_private_whatever_the_umask() {
             .status()
             .unwrap();
         assert!(st.success());
-        for f in ["k.nonce", "k.nonce.lock", "k.nonce.1", "k.nonce.2"] {
-            let mode = std::fs::metadata(dir.path().join(f)).unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode, 0o600, "{f}");
+        let mut seen = 0;
+        for e in std::fs::read_dir(dir.path()).unwrap() {
+            let e = e.unwrap();
+            let f = e.file_name().into_string().unwrap();
+            if f.starts_with("k.nonce") {
+                let mode = e.metadata().unwrap().permissions().mode() & 0o777;
+                assert_eq!(mode, 0o600, "{f}");
+                seen += 1;
+            }
         }
+        assert!(seen >= 4, "the base, the lock and two generations: {seen} files");
         return;
     }
     let dir = std::path::PathBuf::from(std::env::var_os("WEGMAN_UMASK_CHILD").unwrap());
@@ -539,18 +550,24 @@ fn a_failed_give_back_says_the_unused_nonces_may_be_skipped() {
 }
 
 #[test]
-fn the_fuzz_targets_genuine_states_are_what_create_writes() {
+fn the_fuzz_targets_genuine_states_are_what_earlier_versions_wrote() {
     use wegman_store::nonce::{check_state_bytes, v2_state_bytes};
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
-    NonceStore::create(&state, &key()).unwrap();
-    assert_eq!(v2_state_bytes(&key(), 0), std::fs::read(&state).unwrap());
-    // a v2 state with safe nonce 77, as an earlier version left it
+    // a v2 state with safe nonce 77, as an earlier version left it: it is
+    // migrated, continuing 2^64 above (out of reach of an earlier wegman
+    // still writing it), and its base sealed
     let bytes = v2_state_bytes(&key(), 77);
     assert_eq!(check_state_bytes(&state, &key(), &bytes).unwrap(), 77);
     std::fs::write(&state, &bytes).unwrap();
     let mut s = NonceStore::open(&state, &key()).unwrap();
-    assert_eq!(s.next_nonce().unwrap()[0], 77);
+    assert_eq!(u128::from_le_bytes(s.next_nonce().unwrap()), 77 + (1 << 64));
+    assert!(matches!(check_state_bytes(&state, &key(), &std::fs::read(&state).unwrap()), Err(NonceError::Missing(_))));
+    // a new state is never version 2
+    let fresh = dir.path().join("new.nonce");
+    NonceStore::create(&fresh, &key()).unwrap();
+    assert!(matches!(check_state_bytes(&fresh, &key(), &std::fs::read(&fresh).unwrap()), Err(NonceError::Missing(_))));
+    assert_eq!(NonceStore::open(&fresh, &key()).unwrap().next_nonce().unwrap(), [0; 16]);
 }
 
 /// The generation numbers of the files `k.nonce.<g>` in `dir`, sorted.
@@ -571,10 +588,10 @@ fn cleaning_keeps_exactly_the_two_highest_generations() {
     let state = dir.path().join("k.nonce");
     NonceStore::create(&state, &key()).unwrap();
     let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(1);
-    for own in 1..=8u64 {
-        assert_eq!(s.next_nonce().unwrap()[0], own as u8 - 1);
-        let want: Vec<u64> = (own.saturating_sub(1).max(1)..=own).collect();
-        assert_eq!(generations(dir.path()), want, "after generation {own}");
+    assert_eq!(generations(dir.path()), [1], "as created");
+    for own in 2..=9u64 {
+        assert_eq!(s.next_nonce().unwrap()[0], own as u8 - 2);
+        assert_eq!(generations(dir.path()), [own - 1, own], "after generation {own}");
     }
 }
 
@@ -587,18 +604,18 @@ fn cleaning_steps_over_missing_generations_and_stops_at_one_it_cannot_remove() {
     for _ in 0..6 {
         s.next_nonce().unwrap();
     }
-    assert_eq!(generations(dir.path()), [5, 6]);
+    assert_eq!(generations(dir.path()), [6, 7]);
     // a leftover low generation (say, restored from a backup): the next
-    // cleaner removes it, passes over the names already gone, and removes 5
+    // cleaner removes it, passes over the names already gone, and removes 6
     std::fs::write(dir.path().join("k.nonce.2"), "leftover").unwrap();
     assert_eq!(s.next_nonce().unwrap()[0], 6);
-    assert_eq!(generations(dir.path()), [6, 7]);
+    assert_eq!(generations(dir.path()), [7, 8]);
     // one it cannot remove (a directory): it stops there, strictly in
     // increasing order, and removes nothing above it (the argument of
     // step 4 needs generation g gone before g + 1 is)
     std::fs::create_dir(dir.path().join("k.nonce.3")).unwrap();
     assert_eq!(s.next_nonce().unwrap()[0], 7);
-    assert_eq!(generations(dir.path()), [3, 6, 7, 8], "generation 6 removed while 3 stayed");
+    assert_eq!(generations(dir.path()), [3, 7, 8, 9], "generation 7 removed while 3 stayed");
 }
 
 #[test]
@@ -609,11 +626,12 @@ fn a_cleaner_seals_the_base_before_removing_generation_one() {
     // seal the base before it removes generation 1: else a writer stopped
     // since it read the unsealed base could link generation 1 again, find
     // its base still there and hand out nonces from 0.
-    use wegman_store::nonce::check_state_bytes;
+    use wegman_store::nonce::{check_state_bytes, v2_state_bytes};
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
-    NonceStore::create(&state, &key()).unwrap();
-    let unsealed = std::fs::read(&state).unwrap();
+    // an earlier version's state (new ones are never unsealed)
+    let unsealed = v2_state_bytes(&key(), 0);
+    std::fs::write(&state, &unsealed).unwrap();
     let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(1);
     s.next_nonce().unwrap();
     s.next_nonce().unwrap();
@@ -662,7 +680,7 @@ fn a_link_or_a_socket_at_a_generation_name_is_corrupt() {
     let mut s = NonceStore::open(&state, &key()).unwrap();
     s.next_nonce().unwrap();
     drop(s);
-    let gen1 = dir.path().join("k.nonce.1");
+    let gen1 = dir.path().join("k.nonce.2"); // the current one (`create` made 1)
     let copy = dir.path().join("copy");
     std::fs::rename(&gen1, &copy).unwrap();
     std::os::unix::fs::symlink(&copy, &gen1).unwrap();
@@ -709,14 +727,14 @@ fn closing_with_the_whole_block_used_writes_nothing() {
     s.next_nonce().unwrap();
     s.next_nonce().unwrap();
     s.close().unwrap();
-    assert_eq!(generations(dir.path()), [1], "nothing to give back, yet a generation was written");
+    assert_eq!(generations(dir.path()), [1, 2], "nothing to give back, yet a generation was written");
     let mut again = NonceStore::open(&state, &key()).unwrap();
     assert_eq!(again.next_nonce().unwrap()[0], 2);
 }
 
 #[test]
 fn close_gives_back_only_over_its_own_generation_file() {
-    // Generation 1 replaced by another genuine generation 1 of this key (a
+    // Generation 2 replaced by another genuine generation 2 of this key (a
     // file from another directory, with another random id and a higher
     // safe nonce): the current generation has the store's number but is
     // not its file, so nothing is given back over it.
@@ -731,7 +749,7 @@ fn close_gives_back_only_over_its_own_generation_file() {
     NonceStore::create(&state, &key()).unwrap();
     let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(10);
     assert_eq!(s.next_nonce().unwrap()[0], 0);
-    std::fs::copy(other.path().join("k.nonce.1"), dir.path().join("k.nonce.1")).unwrap();
+    std::fs::copy(other.path().join("k.nonce.2"), dir.path().join("k.nonce.2")).unwrap();
     s.close().unwrap();
     let mut again = NonceStore::open(&state, &key()).unwrap();
     assert_eq!(again.next_nonce().unwrap()[0], 50, "gave back over a generation that was not its own");
@@ -833,7 +851,7 @@ fn a_file_swapped_between_its_check_and_its_opening_is_still_refused() {
     let mut s = NonceStore::open(&state, &key()).unwrap();
     s.next_nonce().unwrap();
     drop(s);
-    let gen1 = dir.path().join("k.nonce.1");
+    let gen1 = dir.path().join("k.nonce.2"); // the current one (`create` made 1)
     let aside = dir.path().join("aside");
     std::fs::copy(&gen1, &aside).unwrap();
     let sealed = dir.path().join("sealed");
@@ -929,4 +947,61 @@ fn a_file_swapped_between_its_check_and_its_opening_is_still_refused() {
 #[cfg(unix)]
 fn dir_of(p: &std::path::Path) -> &std::path::Path {
     p.parent().unwrap()
+}
+
+/// An older wegman (before generations: it reads the version-2 base,
+/// renames a new one over it and then uses what it reserved, whatever a
+/// newer writer did meanwhile) racing a newer one that migrates the base.
+/// Its rename can land (a) between the newer writer's read and its link,
+/// which voids the newer claim and leaves its generation 1 the highest, or
+/// (b) after the newer writer sealed the base, over the seal. Either way
+/// the nonces the newer one hands out must miss the older one's range:
+/// with migration continuing at the base's safe nonce itself, (a) handed
+/// out 110.. against the older writer's 100..150 and (b) 100..110.
+#[test]
+fn an_older_writer_racing_the_migration_never_shares_a_nonce() {
+    use wegman_store::nonce::testing::before_publish;
+    use wegman_store::nonce::v2_state_bytes;
+    let old_writer = |state: &std::path::Path, safe: u128| {
+        let tmp = state.with_extension("nonce.old-writer");
+        std::fs::write(&tmp, v2_state_bytes(&key(), safe)).unwrap();
+        std::fs::rename(&tmp, state).unwrap();
+    };
+    for case in ["between the newer writer's read and its link", "over the newer writer's seal"] {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("k.nonce");
+        std::fs::write(&state, v2_state_bytes(&key(), 100)).unwrap();
+        // The older writer read safe nonce 100 and reserves 50: 100..150.
+        let theirs = 100u128..150;
+        let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(10);
+        let mut mine = Vec::new();
+        if case.starts_with("between") {
+            let st = state.clone();
+            let mut once = true;
+            before_publish(Some(Box::new(move || {
+                if std::mem::take(&mut once) {
+                    old_writer(&st, theirs.end);
+                }
+            })));
+            mine.extend((0..25).map(|_| u128::from_le_bytes(s.next_nonce().unwrap())));
+            before_publish(None);
+        } else {
+            mine.extend((0..5).map(|_| u128::from_le_bytes(s.next_nonce().unwrap())));
+            old_writer(&state, theirs.end);
+            mine.extend((0..25).map(|_| u128::from_le_bytes(s.next_nonce().unwrap())));
+        }
+        s.close().unwrap();
+        let mut again = NonceStore::open(&state, &key()).unwrap().with_reserve(3);
+        mine.extend((0..5).map(|_| u128::from_le_bytes(again.next_nonce().unwrap())));
+        let shared: Vec<_> = mine.iter().filter(|n| theirs.contains(n)).collect();
+        assert!(shared.is_empty(), "{case}: nonces of the older writer's range handed out again: {shared:?}");
+        let unique: HashSet<_> = mine.iter().collect();
+        assert_eq!(unique.len(), mine.len(), "{case}: a nonce twice");
+        // The base is sealed again: the older writer's next run refuses it.
+        let base = std::fs::read(&state).unwrap();
+        assert!(
+            matches!(wegman_store::nonce::check_state_bytes(&state, &key(), &base), Err(NonceError::Missing(_))),
+            "{case}: the base was left unsealed"
+        );
+    }
 }

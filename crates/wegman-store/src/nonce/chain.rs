@@ -9,6 +9,17 @@ use super::files::{self, FileRead, gen_path, with_suffix};
 use super::format::{self, Base, GenRecord, Refusal};
 use super::{KeyBinding, NonceError, RESERVING, io_err, update_err};
 
+/// How far above a version-2 base's safe nonce the generations continue.
+/// An older wegman (before generations) reserves by reading the base and
+/// renaming a new one over it, `n < 2^64` nonces at a time (its reserve
+/// count was a `u64`); nothing a newer writer does can stop one that read
+/// the base before the newer one sealed it from renaming its own over the
+/// seal and using what it reserved. So a newer writer that finds a
+/// version-2 base (migrating it, or beside generations where an old writer
+/// put it back) continues 2^64 above its safe nonce, out of that writer's
+/// reach, and seals the base again.
+pub(super) const OLD_WRITER_GAP: u128 = 1 << 64;
+
 /// How often reading the current generation starts again when a file it
 /// read disappeared meanwhile, and how often a writer retries after losing
 /// the race for a generation, before giving up with a conflict.
@@ -175,12 +186,15 @@ pub(super) fn publish_after(
         return Ok(Published::Lost);
     }
     if !still_present(base, key, cur)? {
-        // void: left for the cleaners (it is never the highest generation)
+        // Void: left for the cleaners. It may be the highest generation
+        // (an older writer's base replaced the one it was based on), so
+        // every reservation starts above a version-2 base's safe nonce by
+        // OLD_WRITER_GAP, and this one's range is never used.
         return Ok(Published::Lost);
     }
-    if let Current::Base(_) = cur {
-        seal(base, key, during)?;
-    }
+    // Seal the base if it is version 2: the one this was based on, or one
+    // an older writer put back meanwhile.
+    seal(base, key, during)?;
     clean(base, key, generation);
     Ok(Published::Stands(Own { generation, writer }))
 }
@@ -231,7 +245,12 @@ pub(super) fn reserve(base: &Path, key: &KeyBinding, n: u64) -> Result<Claim, No
     for _ in 0..ATTEMPTS {
         let cur = read_current(base, key)?;
         super::testing::run_before_publish();
-        let first = cur.safe();
+        let mut first = cur.safe();
+        if let Base::V2(old) = read_base(base, key)? {
+            // A version-2 base: migrated now, or written back by an older
+            // wegman beside the generations (see OLD_WRITER_GAP).
+            first = first.max(old.saturating_add(OLD_WRITER_GAP));
+        }
         if first == u128::MAX {
             return Err(NonceError::Exhausted);
         }

@@ -18,15 +18,21 @@
 //! the key id, its generation `g` (which must match its name), the safe
 //! nonce `s` (no nonce `>= s` was handed out from the chain up to `g`) and
 //! a random 128-bit id written fresh into every file. The current state is
-//! the highest generation present. `KEY.nonce` itself is the *base*: `create`
-//! writes it in the version-2 format with safe nonce 0 (as earlier versions
-//! did), and the first reservation, reading it as generation 0, makes
-//! generation 1 and then replaces the base by a *sealed* base (format v3,
-//! "generations beside") that holds no counter and never changes again.
-//! An existing v2 `KEY.nonce` is migrated the same way. Earlier wegman
-//! versions refuse a sealed base (a bad header), so they cannot run on a
+//! the highest generation present. `KEY.nonce` itself is the *base*: a
+//! *sealed* base (format v3, "generations beside") that holds no counter
+//! and never changes; `create` writes generation 1 (safe nonce 0), then the
+//! sealed base. Earlier wegman versions kept the counter in a version-2
+//! base, rewritten (renamed over) at every reservation; the first
+//! reservation of this version reads such a base as generation 0, makes
+//! generation 1 **2^64 above its safe nonce**, and seals the base. The gap
+//! is there because an earlier wegman that read the base before it was
+//! sealed can still rename its own over the seal and use what it reserved
+//! (fewer than 2^64 nonces at a time): a reservation that finds a
+//! version-2 base, migrating it or beside generations where such a writer
+//! put it back, continues 2^64 above it and seals it again. Earlier
+//! versions refuse a sealed base (a bad header), so they cannot start on a
 //! migrated state.
-//!
+
 //! **A reservation** of `n` nonces, from the current generation `g` with
 //! safe nonce `s`:
 //!
@@ -391,8 +397,8 @@ pub fn check_state_bytes(path: &Path, key: &KeyBinding, bytes: &[u8]) -> Result<
 }
 
 /// The bytes of a genuine version-2 state of `key` with safe nonce `safe`:
-/// what `create` writes with 0, and what earlier versions left after
-/// reserving up to `safe`. For the fuzz target's genuine states.
+/// what earlier versions wrote at `create` (0) and left after reserving up
+/// to `safe`. For the fuzz target's genuine states.
 #[doc(hidden)]
 pub fn v2_state_bytes(key: &KeyBinding, safe: u128) -> Vec<u8> {
     format::encode_v2(key, safe).into_bytes()

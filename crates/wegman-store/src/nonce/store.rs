@@ -67,11 +67,22 @@ impl NonceStore {
     /// Create a new state for `key` whose safe nonce is 0. Fails if a state
     /// file exists (the file is created exclusively, with `link()`, so two
     /// racing creators cannot both succeed).
+    ///
+    /// A new state is generation 1 (safe nonce 0) beside a sealed base,
+    /// never a version-2 base: only states of older versions are migrated
+    /// (and continue 2^64 above their safe nonce, out of reach of an older
+    /// wegman still writing them; `chain.rs`, `OLD_WRITER_GAP`).
     pub fn create(path: &Path, key: &KeyBinding) -> Result<(), NonceError> {
         if files::exists(path).map_err(io_err("reading", path))? {
             return Err(NonceError::AlreadyExists(path.to_path_buf()));
         }
-        match files::publish(path, path, &format::encode_v2(key, 0)).map_err(update_err(CREATING))? {
+        let writer = files::random16().map_err(io_err("creating", path))?;
+        let first = format::GenRecord { generation: 1, safe: 0, writer };
+        let gen1 = gen_path(path, 1);
+        if !files::publish(path, &gen1, &format::encode_gen(key, &first)).map_err(update_err(CREATING))? {
+            return Err(NonceError::AlreadyExists(gen1));
+        }
+        match files::publish(path, path, &format::encode_sealed(key)).map_err(update_err(CREATING))? {
             true => Ok(()),
             false => Err(NonceError::AlreadyExists(path.to_path_buf())),
         }
