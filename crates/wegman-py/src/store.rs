@@ -18,6 +18,7 @@ use wegman_store::algs::{AnyKey, CWC_ALGS, MacAlg};
 use wegman_store::check::{self, CheckOptions};
 use wegman_store::nonce::{DEFAULT_RESERVE, NonceStore as CoreStore, state_path_for_key};
 use wegman_store::progress::NoProgress;
+use wegman_store::sealed::{HEADER_BYTES, Header, HeaderError, KeyIdent};
 use wegman_store::sink::Sink;
 use wegman_store::{cwc, keyfile, tag};
 
@@ -110,27 +111,28 @@ pub struct NonceStore {
 /// `open`), with its algorithm's name.
 enum Keyed {
     Mac(AnyKey),
-    Cwc(Box<CwcKey>, &'static str),
+    /// The key, its algorithm's name and what a sealed header names it by.
+    Cwc(Box<CwcKey>, &'static str, KeyIdent),
 }
 
 impl Keyed {
     fn name(&self) -> &'static str {
         match self {
             Keyed::Mac(k) => k.alg().name(),
-            Keyed::Cwc(_, name) => name,
+            Keyed::Cwc(_, name, _) => name,
         }
     }
 
     fn mac(&self) -> Result<&AnyKey, String> {
         match self {
             Keyed::Mac(k) => Ok(k),
-            Keyed::Cwc(_, name) => Err(format!("this is a {name} key: use seal() and open(), not a MAC")),
+            Keyed::Cwc(_, name, _) => Err(format!("this is a {name} key: use seal() and open(), not a MAC")),
         }
     }
 
-    fn cwc(&self) -> Result<&CwcKey, String> {
+    fn cwc(&self) -> Result<(&CwcKey, &KeyIdent), String> {
         match self {
-            Keyed::Cwc(k, _) => Ok(k),
+            Keyed::Cwc(k, _, ident) => Ok((k, ident)),
             Keyed::Mac(k) => {
                 Err(format!("this is a {} key, a MAC: seal() and open() need a CWC key (cwc-aes-128/192/256)", k.alg()))
             }
@@ -187,7 +189,7 @@ fn _after_fork_in_child() {
 impl NonceStore {
     /// `ValueError` unless the key is of the kind `want` accepts (a MAC
     /// key, a CWC key), before any nonce is taken.
-    fn kind<T>(&self, py: Python<'_>, want: fn(&Keyed) -> Result<&T, String>) -> PyResult<()> {
+    fn kind<T>(&self, py: Python<'_>, want: fn(&Keyed) -> Result<T, String>) -> PyResult<()> {
         self.with_open(py, |o| want(&o.key).err())?.map_or(Ok(()), |e| Err(PyValueError::new_err(e)))
     }
 
@@ -229,7 +231,7 @@ impl NonceStore {
             let m = keyfile::read_material(&key_path)?;
             let (key, binding) = match CWC_ALGS.iter().find(|(n, _)| m.alg.as_deref() == Some(*n)) {
                 Some((name, _)) => match cwc::key_of(&key_path, &m)? {
-                    (key, Some(binding)) => (Keyed::Cwc(Box::new(key), name), binding),
+                    (key, Some(binding)) => (Keyed::Cwc(Box::new(key), name, KeyIdent::of(&m.bytes)?), binding),
                     (_, None) => unreachable!("a {name} key file has a store"),
                 },
                 None => {
@@ -282,7 +284,7 @@ impl NonceStore {
         let d = Bytes::new(data, "data")?;
         let m = d.as_slice();
         // the nonce under the store's mutex, the MAC outside it
-        self.kind(py, Keyed::mac)?;
+        self.kind(py, |k| k.mac().map(|_| ()))?;
         let (key, nonce) = self.with_open(py, |o| (Arc::clone(&o.key), o.store.next_nonce()))?;
         let nonce = nonce.map_err(store_err)?;
         let key = key.mac().map_err(PyValueError::new_err)?;
@@ -312,7 +314,7 @@ impl NonceStore {
     /// >>> [line.split(" ")[0] for line in lines]
     /// ['POLY1305-AES/2', 'POLY1305-AES/2']
     fn tag_files(&self, py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<String>> {
-        self.kind(py, Keyed::mac)?;
+        self.kind(py, |k| k.mac().map(|_| ()))?;
         let mut out = Collected::default();
         let status = self
             .with_open(py, |o| {
@@ -346,7 +348,7 @@ impl NonceStore {
         if count == 0 {
             return Err(PyValueError::new_err("count: a lease holds at least one nonce"));
         }
-        self.kind(py, Keyed::mac)?;
+        self.kind(py, |k| k.mac().map(|_| ()))?;
         let lease = self.with_open(py, |o| o.store.reserve(count))?.map_err(store_err)?;
         Ok(PyBytes::new(py, &lease.to_bytes()))
     }
@@ -368,7 +370,7 @@ impl NonceStore {
     /// >>> seal.startswith("POLY1305-AES/2 MANIFEST lines=1 ")
     /// True
     fn seal_lines(&self, py: Python<'_>, lines: Vec<String>) -> PyResult<String> {
-        self.kind(py, Keyed::mac)?;
+        self.kind(py, |k| k.mac().map(|_| ()))?;
         self.with_open(py, |o| wegman_store::leased::seal_line(o.key.mac()?, &mut o.store, &lines))?
             .map_err(PyValueError::new_err)
     }
@@ -387,13 +389,18 @@ impl NonceStore {
         self.tag_files(py, vec![path])
     }
 
-    /// seal(data, associated_data=None, tag_len=16) -> bytes
+    /// seal(data, associated_data=None, tag_len=16, *, headerless=False) -> bytes
     ///
     /// CWC-AES encryption under a key made with `keygen(path, "cwc-aes-128")`
-    /// (or -192, -256) with the next nonce from this store: `nonce (11 bytes)
-    /// || ciphertext || tag`, the format `wegman seal` writes and `open` /
-    /// `wegman open` read. The nonce is durable in the store before it is
-    /// used, so it never repeats, across processes and crashes included.
+    /// (or -192, -256) with the next nonce from this store, in the sealed
+    /// format `wegman seal` writes (docs/sealed-format.md): a 30-byte header
+    /// naming the algorithm, the key (by its key id), the tag length and
+    /// the nonce, authenticated with the data, then ciphertext || tag.
+    /// `open` and `wegman open` read it back. The nonce is durable in the
+    /// store before it is used, so it never repeats, across processes and
+    /// crashes included. `headerless=True` writes `nonce || ciphertext ||
+    /// tag` instead, the format before the header (`wegman open
+    /// --headerless`).
     ///
     /// >>> import os, tempfile, wegman
     /// >>> key = os.path.join(tempfile.mkdtemp(), "key")
@@ -402,34 +409,45 @@ impl NonceStore {
     /// ...     sealed = s.seal(b"payload", b"header")
     /// ...     s.open(sealed, b"header")
     /// b'payload'
-    /// >>> len(sealed) == 11 + len(b"payload") + 16
+    /// >>> len(sealed) == 30 + len(b"payload") + 16
     /// True
-    #[pyo3(signature = (data, associated_data = None, tag_len = 16))]
+    #[pyo3(signature = (data, associated_data = None, tag_len = 16, *, headerless = false))]
     fn seal<'py>(
         &self,
         py: Python<'py>,
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
         tag_len: usize,
+        headerless: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let (p, aad) = aead_args(data, associated_data, tag_len)?;
         let aad = aad.as_ref().map_or(&[][..], Bytes::as_slice);
-        self.kind(py, Keyed::cwc)?;
+        self.kind(py, |k| k.cwc().map(|_| ()))?;
         let key_path = &self.key_path;
         let (key, nonce) = self.with_open(py, |o| (Arc::clone(&o.key), cwc::next_nonce(&mut o.store, key_path)))?;
         let nonce = nonce.map_err(store_err)?;
-        let key = key.cwc().map_err(PyValueError::new_err)?;
-        crate::cwc::seal(py, key, &nonce, &nonce, p.as_slice(), aad, tag_len)
+        let (key, ident) = key.cwc().map_err(PyValueError::new_err)?;
+        if headerless {
+            return crate::cwc::seal(py, key, &nonce, &nonce, p.as_slice(), aad, tag_len);
+        }
+        let header = Header::new(*ident, tag_len, nonce).map_err(PyValueError::new_err)?;
+        crate::cwc::seal(py, key, &nonce, &header.encode(), p.as_slice(), &header.aad(aad), tag_len)
     }
 
-    /// open(data, associated_data=None, tag_len=16) -> bytes
+    /// open(data, associated_data=None, tag_len=None, *, headerless=False) -> bytes
     ///
-    /// The plaintext of what `seal` (or `wegman seal`) made with this key:
-    /// the nonce is read from the front of `data`. Raises
-    /// `wegman.InvalidTag`, releasing nothing, if the tag does not verify;
-    /// each byte of `data` is read once, so a thread that writes it
-    /// meanwhile can make the call fail but never return other plaintext.
-    /// Takes no nonce from the store.
+    /// The plaintext of what `seal` (or `wegman seal`) made with this key.
+    /// The header says how to open it: the tag length and the nonce come
+    /// from it (a `tag_len` given must agree), and a header of another
+    /// algorithm or key (key id), of an unknown version, or cut short, is
+    /// a `ValueError` naming what differs. Raises `wegman.InvalidTag`,
+    /// releasing nothing, if the tag does not verify — a header edited in
+    /// any byte, or a tag cut short, included; each byte of `data` is read
+    /// once, so a thread that writes it meanwhile can make the call fail but
+    /// never return other plaintext. Data without a header (`nonce ||
+    /// ciphertext || tag`, the format before it) is opened only with
+    /// `headerless=True` (`tag_len` then defaults to 16). Takes no nonce
+    /// from the store.
     ///
     /// >>> import os, tempfile, wegman
     /// >>> key = os.path.join(tempfile.mkdtemp(), "key")
@@ -442,23 +460,50 @@ impl NonceStore {
     /// ...     except wegman.InvalidTag:
     /// ...         print("rejected")
     /// rejected
-    #[pyo3(signature = (data, associated_data = None, tag_len = 16))]
+    #[pyo3(signature = (data, associated_data = None, tag_len = None, *, headerless = false))]
     fn open<'py>(
         &self,
         py: Python<'py>,
         data: &Bound<'py, PyAny>,
         associated_data: Option<&Bound<'py, PyAny>>,
-        tag_len: usize,
+        tag_len: Option<usize>,
+        headerless: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (sealed, aad) = aead_args(data, associated_data, tag_len)?;
+        let (sealed, aad) = aead_args(data, associated_data, tag_len.unwrap_or(16))?;
         let aad = aad.as_ref().map_or(&[][..], Bytes::as_slice);
         let key = self.with_open(py, |o| Arc::clone(&o.key))?;
-        let key = key.cwc().map_err(PyValueError::new_err)?;
-        // Shorter than a nonce: INVALID, like a ciphertext shorter than its tag.
-        let Some((nonce, rest)) = sealed.raw().split_front::<NONCE_BYTES>() else {
-            return Err(crate::errors::to_py(wegman::Error::TagMismatch));
+        let (key, ident) = key.cwc().map_err(PyValueError::new_err)?;
+        if headerless {
+            // Shorter than a nonce: INVALID, like a ciphertext shorter than its tag.
+            let Some((nonce, rest)) = sealed.raw().split_front::<NONCE_BYTES>() else {
+                return Err(crate::errors::to_py(wegman::Error::TagMismatch));
+            };
+            return crate::cwc::open(py, key, &nonce, rest, aad, tag_len.unwrap_or(16));
+        }
+        // The header is copied out once, and only that copy is used; the
+        // rest is read through its address, once.
+        let (front, rest) = match sealed.raw().split_front::<HEADER_BYTES>() {
+            Some((front, rest)) => (front.to_vec(), Some(rest)),
+            None => (sealed.as_slice().to_vec(), None),
         };
-        crate::cwc::open(py, key, &nonce, rest, aad, tag_len)
+        let header = Header::parse(&front).map_err(|e| match e {
+            HeaderError::NoMagic => PyValueError::new_err(
+                "no sealed-file header: this is not what seal() writes (data sealed before the header, nonce || \
+                 ciphertext || tag, opens with headerless=True)",
+            ),
+            e => PyValueError::new_err(e.to_string()),
+        })?;
+        header.check_key(ident).map_err(PyValueError::new_err)?;
+        if let Some(t) = tag_len.filter(|&t| t != header.tag_len) {
+            return Err(PyValueError::new_err(format!(
+                "tag_len={t}, but the header says the tag is {} bytes",
+                header.tag_len
+            )));
+        }
+        let Some(rest) = rest else {
+            return Err(PyValueError::new_err(HeaderError::Truncated.to_string()));
+        };
+        crate::cwc::open(py, key, &header.nonce, rest, &header.aad(aad), header.tag_len)
     }
 
     /// close() -> None

@@ -253,6 +253,13 @@ def test_fork_while_other_threads_use_the_store(tmp_path: pathlib.Path) -> None:
     assert len(set(everything)) == len(everything), "a nonce was handed out twice"
 
 
+HEADER = 30  # docs/sealed-format.md: magic, version, algorithm, key id, tag length, nonce
+
+
+def nonce_of(sealed: bytes) -> bytes:
+    return sealed[19:HEADER]
+
+
 @pytest.mark.parametrize("alg", ["cwc-aes-128", "cwc-aes-192", "cwc-aes-256"])
 def test_cwc_seal_takes_each_nonce_from_the_store(tmp_path: pathlib.Path, alg: str) -> None:
     from wegman.cwc import CWC
@@ -263,33 +270,53 @@ def test_cwc_seal_takes_each_nonce_from_the_store(tmp_path: pathlib.Path, alg: s
         assert store.alg == alg
         sealed = [store.seal(b"message %d" % i, b"aad", tag_len=12) for i in range(10)]
         for i, s in enumerate(sealed):
+            assert s[:8] == b"WEGMCWC\0" and s[8] == 1 and s[9] == {16: 1, 24: 2, 32: 3}[len(key)] and s[18] == 12
+            assert store.open(s, b"aad") == b"message %d" % i  # the tag length from the header
             assert store.open(s, b"aad", tag_len=12) == b"message %d" % i
-            # the plain CWC of the nonce at the front, byte for byte
-            assert CWC(key).encrypt(s[:11], b"message %d" % i, b"aad", tag_len=12) == s[11:]
-    nonces = [s[:11] for s in sealed]
-    assert len(set(nonces)) == 10
+            # the plain CWC under the header's nonce, the header (length first) before the caller's data
+            aad = HEADER.to_bytes(2, "big") + s[:HEADER] + b"aad"
+            assert CWC(key).encrypt(nonce_of(s), b"message %d" % i, aad, tag_len=12) == s[HEADER:]
+        headerless = store.seal(b"old format", b"aad", headerless=True)
+        assert store.open(headerless, b"aad", headerless=True) == b"old format"
+        nonces = [nonce_of(s) for s in sealed] + [headerless[:11]]
+    assert len(set(nonces)) == 11
     assert [int.from_bytes(n, "little") for n in nonces] == sorted(int.from_bytes(n, "little") for n in nonces)
     # a reopened store goes on above them
     with wegman.NonceStore(tmp_path / "key") as store:
-        assert int.from_bytes(store.seal(b"")[:11], "little") > max(int.from_bytes(n, "little") for n in nonces)
+        assert int.from_bytes(nonce_of(store.seal(b"")), "little") > max(int.from_bytes(n, "little") for n in nonces)
 
 
 def test_cwc_open_refuses_and_releases_nothing(tmp_path: pathlib.Path) -> None:
     wegman.keygen(tmp_path / "key", "cwc-aes-128")
+    wegman.keygen(tmp_path / "other", "cwc-aes-128")
     with wegman.NonceStore(tmp_path / "key") as store:
         sealed = store.seal(b"secret payload", b"aad")
-        for i in range(len(sealed)):  # the nonce, the ciphertext and the tag
+        for i in range(len(sealed)):  # the header, the ciphertext and the tag
             bad = bytearray(sealed)
             bad[i] ^= 0x10
-            with pytest.raises(wegman.InvalidTag):
+            # an edited magic, version, algorithm, key id or tag length is
+            # named (ValueError); anything else fails the tag
+            with pytest.raises((wegman.InvalidTag, ValueError)):
                 store.open(bad, b"aad")
         with pytest.raises(wegman.InvalidTag):
             store.open(sealed, b"other aad")
-        for short in (b"", sealed[:10], sealed[:11], sealed[:26]):
-            with pytest.raises(wegman.InvalidTag):
+        # the tag cut short fails, whatever tag_len says
+        with pytest.raises(wegman.InvalidTag):
+            store.open(sealed[:-8], b"aad")
+        with pytest.raises(ValueError, match="header says"):
+            store.open(sealed[:-8], b"aad", tag_len=8)
+        for short in (b"", sealed[:10], sealed[:29]):
+            with pytest.raises(ValueError):
                 store.open(short, b"aad")
+        with pytest.raises(wegman.InvalidTag):
+            store.open(sealed[:HEADER + 4], b"aad")
+        with pytest.raises(ValueError, match="headerless=True"):
+            store.open(bytes(60), b"aad")
         with pytest.raises(ValueError):
             store.seal(b"x", tag_len=17)
+    with wegman.NonceStore(tmp_path / "other") as store:
+        with pytest.raises(ValueError, match="key id"):
+            store.open(sealed, b"aad")
 
 
 def test_a_key_kind_is_refused_before_any_nonce_is_taken(tmp_path: pathlib.Path) -> None:
@@ -306,34 +333,37 @@ def test_a_key_kind_is_refused_before_any_nonce_is_taken(tmp_path: pathlib.Path)
             store.mac(b"x")
         with pytest.raises(ValueError, match="seal"):
             store.tag_files([str(tmp_path / "mac")])
-        assert store.seal(b"")[:11] == bytes(11)  # nothing was taken
+        assert nonce_of(store.seal(b"")) == bytes(11)  # nothing was taken
 
 
 def test_cwc_seal_and_the_cli_take_turns(tmp_path: pathlib.Path) -> None:
-    # NonceStore.seal writes the headerless format (nonce || ciphertext ||
-    # tag), which the command writes and reads with --headerless.
+    # NonceStore.seal and `wegman seal cwc` write one format (the header);
+    # each opens the other's, and with --headerless / headerless=True the
+    # format before it.
     wegman.keygen(tmp_path / "key", "cwc-aes-256")
     (tmp_path / "plain").write_bytes(b"from the command line")
     nonces = []
-    for _ in range(3):
-        with wegman.NonceStore(tmp_path / "key") as store:
-            sealed = store.seal(b"from python")
-            nonces.append(sealed[:11])
-            (tmp_path / "py.sealed").write_bytes(sealed)
-        out = subprocess.run(
-            [str(cli()), "seal", "cwc", "--headerless", "--key-file", "key", "plain"],
-            cwd=tmp_path,
-            capture_output=True,
-            check=True,
-        ).stdout
-        nonces.append(out[:11])
-        with wegman.NonceStore(tmp_path / "key") as store:
-            assert store.open(out) == b"from the command line"
-        opened = subprocess.run(
-            [str(cli()), "open", "cwc", "--headerless", "--key-file", "key", "py.sealed"],
-            cwd=tmp_path,
-            capture_output=True,
-            check=True,
-        ).stdout
-        assert opened == b"from python"
-    assert len(set(nonces)) == 6
+    for headerless in (False, True):
+        flag = ["--headerless"] if headerless else []
+        for _ in range(2):
+            with wegman.NonceStore(tmp_path / "key") as store:
+                sealed = store.seal(b"from python", headerless=headerless)
+                nonces.append(sealed[:11] if headerless else nonce_of(sealed))
+                (tmp_path / "py.sealed").write_bytes(sealed)
+            out = subprocess.run(
+                [str(cli()), "seal", "cwc", *flag, "--key-file", "key", "plain"],
+                cwd=tmp_path,
+                capture_output=True,
+                check=True,
+            ).stdout
+            nonces.append(out[:11] if headerless else nonce_of(out))
+            with wegman.NonceStore(tmp_path / "key") as store:
+                assert store.open(out, headerless=headerless) == b"from the command line"
+            opened = subprocess.run(
+                [str(cli()), "open", "cwc", *flag, "--key-file", "key", "py.sealed"],
+                cwd=tmp_path,
+                capture_output=True,
+                check=True,
+            ).stdout
+            assert opened == b"from python"
+    assert len(set(nonces)) == 8
