@@ -36,12 +36,18 @@ How it works, per scenario:
    A command may refuse with exit 2 (counted); any other status — a panic
    (101), a signal — is a violation.
 
-Negative control (--break rename-before-fsync): the seal scenario's trace is
-edited to drop the fsync of the staging file before its rename, i.e. a
-writer that forgot that fsync; the harness must then find a state where
-`out.sealed` exists under its final name but is empty (its data lost, the
-rename kept), which `open` refuses. With --break the exit status is 0 only
-if that violation was found.
+Negative controls: the shipped code carries no planted bug; instead the
+recorded trace is edited to be that of a buggy writer, and the harness
+must find the lie. With --break the exit status is 0 only if it does.
+  --break rename-before-fsync: the first seal's trace loses the fsync of
+      the staging file before its rename (a writer that forgot it); the
+      harness must find `out.sealed` under its final name but empty (its
+      data lost, the rename kept), which `open` refuses: check (iii).
+  --break store-dir-fsync: the tag runs' traces lose every fsync of the
+      key's directory (a nonce store that hands out nonces before the
+      generation it linked is durable); the harness must find a state
+      whose store went back to an older generation, so that the next
+      `tag` prints a nonce the run had already printed: check (i).
 
 Standard library only (Python 3.9+). Exit status 1 on any violation, or if
 strace cannot trace here (it never passes without tracing).
@@ -73,7 +79,7 @@ RENAME_EXCHANGE = 2
 
 TRACED = ("openat,open,creat,write,pwrite64,writev,pwritev,pwritev2,ftruncate,truncate,"
           "fsync,fdatasync,syncfs,sync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,"
-          "mkdir,mkdirat,rmdir,close,dup,dup2,dup3,copy_file_range,sendfile,fallocate")
+          "mkdir,mkdirat,rmdir,close,dup,dup2,dup3,lseek,copy_file_range,sendfile,fallocate")
 UNSUPPORTED = {"copy_file_range", "sendfile", "fallocate", "truncate", "pwritev", "pwritev2"}
 
 MANIFEST_LINE = re.compile(r"^POLY1305-AES/2 \((.*)\) nonce=([0-9a-f]{32}) = ([0-9a-f]{32})$")
@@ -286,14 +292,17 @@ class Recording:
                     self.next_ino += 1
                     names[path] = ino
                     dirop(Op("create", a=path, ino=ino), parent(path))
-                cell = [0]
-                fds[ret] = [ino, path, cell]
+                fds[ret] = [ino, path, [None if flags & O_APPEND else 0]]
             elif name in ("dup", "dup2", "dup3"):
                 ent = fd_target(args[0])
                 if ent is not None:
                     fds[ret] = ent
                 else:
                     fds.pop(ret, None)
+            elif name == "lseek":
+                ent = fd_target(args[0])
+                if ent is not None and ent[2][0] is not None:
+                    ent[2][0] = ret
             elif name == "close":
                 fd, _ = parse_fd(args[0])
                 fds.pop(fd, None)
@@ -309,8 +318,9 @@ class Recording:
                 if name == "pwrite64":
                     off = parse_int(args[3])
                 else:
-                    off = ent[2][0]
-                    ent[2][0] += len(data)
+                    off = ent[2][0]  # None: O_APPEND, at the end
+                    if off is not None:
+                        ent[2][0] += len(data)
                 op = Op("write", ino=ent[0], a=off, data=data)
                 op.payload = data
                 op.b = ent[1]
@@ -396,6 +406,16 @@ class Recording:
                 return syncs[-1]
         raise HarnessError(f"control: no rename to a name matching {pattern}")
 
+    def drop_dirsyncs(self, d):
+        """The second control: drop every fsync of the directory `d` (a
+        store that hands out nonces before its reservation is durable)."""
+        gone = [o for o in self.ops if o.kind == "dirsync" and o.a == d]
+        if not gone:
+            raise HarnessError(f"control: no fsync of the directory {d!r} to drop")
+        self.ops = [o for o in self.ops if o not in gone]
+        self.number()
+        return len(gone)
+
     def contents_at(self, cut):
         """Per inode: (synced content, current content) after ops[:cut]."""
         cur = {i: bytearray(c) for i, c in self.pre_content.items()}
@@ -406,6 +426,9 @@ class Recording:
                 dur[op.ino] = b""
             elif op.kind == "write":
                 b = cur[op.ino]
+                if op.a is None:
+                    b.extend(op.data)
+                    continue
                 if len(b) < op.a:
                     b.extend(b"\0" * (op.a - len(b)))
                 b[op.a:op.a + len(op.data)] = op.data
@@ -529,13 +552,13 @@ def complete_manifest(data):
 
 
 class Scenario:
-    def __init__(self, label, kind, shell, stdout=None):
-        self.label, self.kind, self.shell, self.stdout = label, kind, shell, stdout
+    def __init__(self, label, kind, shell, stdout=None, source=None):
+        self.label, self.kind, self.shell, self.stdout, self.source = label, kind, shell, stdout, source
         self.pre_used = set()  # nonces printed or written before the run (hex)
         self.manifests = []  # whole manifests a user may hold (text)
         self.counts = dict(ops=0, cuts=0, sampled_cuts=0, states=0, distinct=0, replayed=0,
                            next_ok=0, next_refused=0, patch_ok=0, patch_refused=0, states_checked=0,
-                           outputs_absent=0, outputs_whole=0, data_old=0, data_new=0)
+                           outputs_absent=0, outputs_whole=0, outputs_previous=0, data_old=0, data_new=0)
         self.violations = []
 
 
@@ -652,9 +675,11 @@ class Checker:
         materialize(st, d)
         # (iii) no output lies
         if sc.kind == "seal":
-            if "out.sealed" in st:
+            if "out.sealed" in st and st["out.sealed"] == self.inputs.get("old_sealed"):
+                c["outputs_previous"] += 1  # the previous run's whole output, not replaced yet
+            elif "out.sealed" in st:
                 rc, out, err = run([self.w, "open", "cwc", "--key-file", "ckey", "-o", "-", "out.sealed"], d)
-                if rc != 0 or out != self.inputs["in"]:
+                if rc != 0 or out != self.inputs[sc.source]:
                     self.violation(cut, f"out.sealed exists ({len(st['out.sealed'])} bytes) but does not open to "
                                         f"the input: open exit {rc}: {err.decode(errors='replace').strip()}")
                 else:
@@ -788,7 +813,8 @@ def report(sc, seconds):
                  f"({c['patch_ok']} ok and checked, {c['patch_refused']} refused)")
     print(line)
     if sc.kind == "seal":
-        print(f"   out.sealed: absent {c['outputs_absent']}, whole and opens to the input {c['outputs_whole']}")
+        prev = f", the previous run's whole file {c['outputs_previous']}" if c["outputs_previous"] else ""
+        print(f"   out.sealed: absent {c['outputs_absent']}, whole and opens to the input {c['outputs_whole']}{prev}")
     if sc.kind == "patch":
         print(f"   f1: old content {c['data_old']}, new content {c['data_new']}")
     print(f"   violations: {len(sc.violations)}   ({seconds:.1f} s)")
@@ -811,8 +837,9 @@ def check_strace(work):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--wegman", required=True, help="the wegman binary")
-    ap.add_argument("--break", dest="brk", choices=["rename-before-fsync"],
-                    help="negative control: edit the seal trace; exit 0 only if a violation is found")
+    ap.add_argument("--break", dest="brk", choices=["rename-before-fsync", "store-dir-fsync"],
+                    help="negative control: edit the recorded trace (see the header); exit 0 only if a "
+                         "violation is found")
     ap.add_argument("--cap", type=int, default=120, help="distinct states replayed per scenario (default 120)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument("--show-ops", action="store_true", help="print each scenario's recorded operations")
@@ -833,7 +860,7 @@ def main():
                 raise HarnessError(f"wegman {' '.join(argv)}: exit {rc}: {err.decode(errors='replace')}")
         data = random.Random(SEED + 1)
         inputs = {"work": work}
-        for name, size in (("f1", 3000), ("f2", 5000), ("in", 2000)):
+        for name, size in (("f1", 3000), ("f2", 5000), ("in", 2000), ("in2", 1500)):
             b = bytes(data.getrandbits(8) for _ in range(size))
             inputs[name] = b
             with open(os.path.join(work, name), "wb") as f:
@@ -845,11 +872,16 @@ def main():
             Scenario("patch", "patch",
                      f"exec WEGMAN patch -k key --state st --manifest m --offset 100 --data-hex {patch_hex} f1 > m2",
                      "m2"),
-            Scenario("seal cwc -o", "seal", "exec WEGMAN seal cwc --key-file ckey -o out.sealed in"),
+            Scenario("seal cwc -o, first run", "seal", "exec WEGMAN seal cwc --key-file ckey -o out.sealed in",
+                     source="in"),
+            Scenario("seal cwc -o, over the first", "seal",
+                     "exec WEGMAN seal cwc --key-file ckey -o out.sealed in2", source="in2"),
         ]
-        if a.brk:
-            scenarios = [scenarios[-1]]
-        used_mac, manifests = set(), []
+        if a.brk == "rename-before-fsync":
+            scenarios = [sc for sc in scenarios if sc.kind == "seal"][:1]
+        elif a.brk == "store-dir-fsync":
+            scenarios = [sc for sc in scenarios if sc.kind == "tag"]
+        used_mac, used_cwc, manifests = set(), set(), []
         for sc in scenarios:
             t1 = time.time()
             if sc.kind == "patch":
@@ -857,18 +889,26 @@ def main():
                 inputs["f1_new"] = inputs["f1"][:100] + bytes.fromhex(patch_hex) + inputs["f1"][105:]
                 with open(os.path.join(work, "m")) as f:
                     inputs["m_old"] = f.read()
-            sc.pre_used = set(used_mac) if sc.kind != "seal" else set()
+            sc.pre_used = set(used_mac) if sc.kind != "seal" else set(used_cwc)
+            if sc.kind == "seal":
+                old = os.path.join(work, "out.sealed")
+                inputs["old_sealed"] = open(old, "rb").read() if os.path.exists(old) else None
             sc.manifests = list(manifests)
             rec, _, post = record(sc, wegman, work, traces)
             if a.show_ops:
                 for op in rec.ops:
                     print(f"   op {op.index:3d} {op.kind:8s} {op.a!s:60.60s} {op.b or '':.40s} "
                           f"ino={op.ino} durable_at={op.durable_at} {len(op.data) if op.kind == 'write' else ''}")
-            if a.brk:
+            if a.brk == "rename-before-fsync":
                 gone = rec.drop_fsync_before_rename(r"(^|/)out\.sealed$")
                 print(f"negative control: dropped op {gone.index}, the fsync of the staging file {gone.a}")
+            elif a.brk == "store-dir-fsync":
+                n = rec.drop_dirsyncs("")
+                print(f"negative control: dropped the {n} fsyncs of the key's directory")
             replay(sc, rec, wegman, scratch, inputs, a.cap, rng)
-            if sc.kind != "seal":
+            if sc.kind == "seal":
+                used_cwc |= set(sc.run_nonces)
+            else:
                 used_mac |= set(sc.run_nonces)
                 m = complete_manifest(post.get(sc.stdout))
                 if m:
@@ -883,7 +923,8 @@ def main():
             print(f"work directory kept: {top}")
         else:
             shutil.rmtree(top, ignore_errors=True)
-    print(f"== {len(scenarios)} scenarios, {total} violations, {time.time() - t0:.1f} s")
+    print(f"== {len(scenarios)} scenarios, {total} violations, {time.time() - t0:.1f} s "
+          f"(cap: {a.cap} distinct states replayed per scenario)")
     if a.brk:
         if total:
             print(f"negative control ({a.brk}): caught ({total} violations, as it must)")
