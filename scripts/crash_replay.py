@@ -634,8 +634,13 @@ def states_of(rec, sc, rng):
 
 
 class Checker:
-    def __init__(self, wegman, sc, used_by_cut, inputs):
+    def __init__(self, wegman, sc, used_by_cut, inputs, verbose=False):
         self.w, self.sc, self.used_by_cut, self.inputs = wegman, sc, used_by_cut, inputs
+        self.verbose = verbose
+
+    def note(self, cut, what):
+        if self.verbose:
+            print(f"   [{self.sc.label}] cut {cut}: {what}")
 
     def violation(self, cut, what):
         self.sc.violations.append(f"[{self.sc.label}] cut {cut}: {what}")
@@ -715,6 +720,7 @@ class Checker:
                 self.reused([head[19:30].hex()], cut, "the next seal")
             else:
                 c["next_refused"] += 1
+                self.note(cut, f"the next seal refused: {err.decode(errors='replace').strip()}")
             return
         with open(os.path.join(d, "fresh"), "w") as f:
             f.write(fresh)
@@ -724,6 +730,7 @@ class Checker:
             self.reused(NONCE_FIELD.findall(out.decode()), cut, "the next tag")
         else:
             c["next_refused"] += 1
+            self.note(cut, f"the next tag refused: {err.decode(errors='replace').strip()}")
         # (ii) no state lies
         # The manifests a user may hold: earlier runs', this run's whole
         # output (printed to a terminal, say, before the power went), and
@@ -762,10 +769,11 @@ class Checker:
                                         only=names[0])
                 else:
                     c["patch_refused"] += 1
+                    self.note(cut, f"`patch {names[0]}` refused: {err.decode(errors='replace').strip()}")
                 shutil.rmtree(d2)
 
 
-def replay(sc, rec, wegman, scratch, inputs, cap, rng):
+def replay(sc, rec, wegman, scratch, inputs, cap, rng, verbose=False):
     final_out = rec.final_names
     # The nonces this run printed or wrote, and when.
     if sc.kind == "seal":
@@ -794,7 +802,7 @@ def replay(sc, rec, wegman, scratch, inputs, cap, rng):
         keep = rng.sample(range(len(items)), cap)
         items = [items[i] for i in sorted(keep)]
     sc.counts["replayed"] = len(items)
-    checker = Checker(wegman, sc, used_by_cut, inputs)
+    checker = Checker(wegman, sc, used_by_cut, inputs, verbose)
     for i, item in enumerate(items):
         checker(item, os.path.join(scratch, f"{sc.label}-{i}"))
         shutil.rmtree(os.path.join(scratch, f"{sc.label}-{i}"))
@@ -843,6 +851,7 @@ def main():
     ap.add_argument("--cap", type=int, default=120, help="distinct states replayed per scenario (default 120)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument("--show-ops", action="store_true", help="print each scenario's recorded operations")
+    ap.add_argument("--verbose", action="store_true", help="print every refusal (exit 2) with its message")
     a = ap.parse_args()
     wegman = os.path.realpath(a.wegman)
     t0 = time.time()
@@ -905,7 +914,7 @@ def main():
             elif a.brk == "store-dir-fsync":
                 n = rec.drop_dirsyncs("")
                 print(f"negative control: dropped the {n} fsyncs of the key's directory")
-            replay(sc, rec, wegman, scratch, inputs, a.cap, rng)
+            replay(sc, rec, wegman, scratch, inputs, a.cap, rng, a.verbose)
             if sc.kind == "seal":
                 used_cwc |= set(sc.run_nonces)
             else:
