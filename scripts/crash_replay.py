@@ -564,12 +564,14 @@ class Scenario:
 
 def record(sc, wegman, work, traces):
     pre = snapshot(work)
-    trace = os.path.join(traces, sc.label + ".trace")
+    trace = os.path.join(traces, re.sub(r"[^a-z0-9]+", "-", sc.label) + ".trace")
     argv = ["strace", "-f", "-qq", "-y", "-X", "raw", "-xx", "-s", str(1 << 22), "-o", trace,
             "-e", "trace=" + TRACED, "sh", "-c", sc.shell.replace("WEGMAN", wegman)]
     rc, _, err = run(argv, work)
     if rc != 0:
         raise HarnessError(f"{sc.label}: the recorded run failed (exit {rc}): {err.decode(errors='replace')[-2000:]}")
+    if not os.path.exists(trace) or os.path.getsize(trace) == 0:
+        raise HarnessError(f"{sc.label}: strace wrote no trace: is it tracing?")
     rec = Recording(os.path.realpath(work), pre)
     rec.build(read_trace(trace))
     post = snapshot(work)
