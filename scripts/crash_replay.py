@@ -850,11 +850,14 @@ def main():
     ap.add_argument("--break", dest="brk", choices=["rename-before-fsync", "store-dir-fsync"],
                     help="negative control: edit the recorded trace (see the header); exit 0 only if a "
                          "violation is found")
-    ap.add_argument("--cap", type=int, default=120, help="distinct states replayed per scenario (default 120)")
+    ap.add_argument("--cap", type=int, help="distinct states replayed per scenario (default 120; with --break, 30: "
+                                            "a control only has to be caught)")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument("--show-ops", action="store_true", help="print each scenario's recorded operations")
     ap.add_argument("--verbose", action="store_true", help="print every refusal (exit 2) with its message")
     a = ap.parse_args()
+    if a.cap is None:
+        a.cap = 30 if a.brk else 120
     wegman = os.path.realpath(a.wegman)
     t0 = time.time()
     rng = random.Random(SEED)
