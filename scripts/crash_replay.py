@@ -2,7 +2,7 @@
 """Crash replay: every state a power loss during one `wegman` run could
 leave on disk, rebuilt from a system-call trace of that run, and the next
 command run on each (scripts/crash-replay is the wrapper; docs/security.md,
-"Crash replay", has the figures).
+"Power loss: the crash replay", has the figures).
 
 How it works, per scenario:
 
