@@ -324,6 +324,16 @@ impl Staged {
                 std::fs::rename(tmp, dest).map_err(|e| format!("{}: {}", dest.display(), input::describe(&e)))?;
                 staged(tmp, false);
                 self.tmp = None;
+                // The rename is durable only once its directory is synced:
+                // without it a power loss could take the output of a run
+                // that exited 0 (the crash replay's seal scenario).
+                let dir = match dest.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p,
+                    _ => Path::new("."),
+                };
+                File::open(dir)
+                    .and_then(|d| d.sync_all())
+                    .map_err(|e| format!("{}: syncing its directory: {}", dest.display(), input::describe(&e)))?;
             }
             _ => {
                 let mut src = f;

@@ -52,14 +52,15 @@ impl Sink for Collected {
 /// Create a key file at `path` (mode 0600; an existing file is never
 /// overwritten) with a fresh random key for `alg` ("poly1305aes", one of
 /// `wegman.mmh.ALGORITHMS`, or "cwc-aes-128"/"-192"/"-256" for the
-/// command's `seal`/`open`) and its nonce store `path + ".nonce"`, exactly
-/// as `wegman keygen -o path --alg alg` does.
+/// command's `seal`/`open`) and its nonce store `path + ".nonce"` (with
+/// its first generation file, `.nonce.1`), exactly as `wegman keygen -o
+/// path --alg alg` does.
 ///
 /// >>> import os, tempfile, wegman
 /// >>> d = tempfile.mkdtemp()
 /// >>> wegman.keygen(os.path.join(d, "key"))
 /// >>> sorted(os.listdir(d))
-/// ['key', 'key.nonce']
+/// ['key', 'key.nonce', 'key.nonce.1']
 #[pyfunction]
 #[pyo3(signature = (path, alg = "poly1305aes"))]
 fn keygen(py: Python<'_>, path: PathBuf, alg: &str) -> PyResult<()> {

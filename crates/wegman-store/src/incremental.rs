@@ -98,7 +98,17 @@ pub fn save(
     state: &Incremental,
 ) -> Result<(), String> {
     let at = |e: std::io::Error| format!("{}: {}", dir.display(), describe(&e));
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(at)?;
+    if !dir.is_dir() {
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(at)?;
+        // The new directory's entry is durable only once its parent is
+        // synced (else a power loss after a run that exited 0 could take
+        // the directory and every state in it).
+        let parent = match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        File::open(parent).and_then(|d| d.sync_all()).map_err(at)?;
+    }
     let mut cwc_nonce = [0u8; 11];
     getrandom::fill(&mut cwc_nonce).map_err(|e| format!("random nonce: {e}"))?;
     let plain = state.to_secret_bytes();
