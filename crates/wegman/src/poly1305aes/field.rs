@@ -102,10 +102,10 @@ pub(crate) fn canonical(l: &[u64; 3]) -> [u64; 3] {
 #[inline]
 pub(crate) fn sub44(a: &[u64; 3], b: &[u64; 3]) -> [u64; 3] {
     let c = canonical(b);
-    let (d0, b0) = P64[0].overflowing_sub(c[0]);
-    let (d1, b1a) = P64[1].overflowing_sub(c[1]);
-    let (d1, b1b) = d1.overflowing_sub(u64::from(b0));
-    let d2 = P64[2] - c[2] - u64::from(b1a | b1b);
+    let (d0, borrow0) = P64[0].overflowing_sub(c[0]);
+    // P64[1] is 2^64 − 1: its own subtraction never borrows.
+    let (d1, borrow1) = (P64[1] - c[1]).overflowing_sub(u64::from(borrow0));
+    let d2 = P64[2] - c[2] - u64::from(borrow1);
     add44(a, &limbs44(d0, d1, d2))
 }
 
@@ -217,5 +217,20 @@ mod tests {
         assert!(eq44(&from_h64(&P64), &[0, 0, 0]));
         assert!(eq44(&from_h64(&[P64[0] + 4, P64[1], 3]), &[4, 0, 0]));
         assert!(!eq44(&[1, 0, 0], &[0, 0, 0]) && !eq44(&[0, 0, 1], &[0, 0, 0]) && !eq44(&[0, 1, 0], &[0, 0, 0]));
+        // Values that differ by the same bits in two 64-bit limbs (an
+        // equality that XORed the limbs' differences would call them equal).
+        for h in [[1, 1, 0], [0, 1, 1], [1, 0, 1], [3, 3, 3]] {
+            assert!(!eq44(&from_h64(&h), &[0, 0, 0]), "{h:?}");
+        }
+        // Subtrahends whose low 128 bits are 2^128 − 4 … 2^128 − 1 (the only
+        // ones whose middle limb borrows), at each top limb.
+        for top in 0..=2 {
+            for low in 0..4 {
+                let b = from_h64(&[u64::MAX - low, u64::MAX, top]);
+                for a in [[0, 0, 0], [7, 0, 0], from_h64(&[1, 2, 3])] {
+                    assert_eq!(big(&sub44(&a, &b)) % &p, (big(&a) % &p + &p - big(&b) % &p) % &p, "{top} {low}");
+                }
+            }
+        }
     }
 }
