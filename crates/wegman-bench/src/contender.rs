@@ -6,8 +6,16 @@
 //! and listing it in `main.rs`'s `families()`; the measuring, the table, the
 //! JSON and the plots need nothing new.
 
-use crate::measure::Batch;
 use crate::tsc;
+
+/// One timed batch.
+#[derive(Clone, Copy, Debug)]
+pub struct Batch {
+    /// Ticks for the whole batch.
+    pub ticks: u64,
+    /// Sum of the calls' result bytes.
+    pub sink: u64,
+}
 
 /// One call's inputs: which key/nonce slot, the message, and (for verify
 /// calls) the correct tag, computed before timing.

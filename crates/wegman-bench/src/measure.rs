@@ -20,7 +20,7 @@
 //! * We report the median with the quartiles and the extremes; the median
 //!   ignores the batches that an interrupt or another process landed on.
 
-use crate::contender::{Expect, Input, Table};
+use crate::contender::{Batch, Expect, Input, Table};
 
 /// The effort spent per (table, length, regime).
 #[derive(Clone, Copy, Debug)]
@@ -33,15 +33,6 @@ pub struct Plan {
     pub target_ticks: u64,
     /// ... and has at most this many calls.
     pub max_batch: u64,
-}
-
-/// One timed batch.
-#[derive(Clone, Copy, Debug)]
-pub struct Batch {
-    /// Ticks for the whole batch.
-    pub ticks: u64,
-    /// Sum of the calls' result bytes.
-    pub sink: u64,
 }
 
 /// Ticks per call over the repetitions.

@@ -14,7 +14,7 @@ use std::os::unix::fs::FileExt;
 use wegman::cwc::{CwcKey, NONCE_BYTES};
 use wegman_store::input::{self, PARALLEL_MIN_BYTES};
 
-use crate::cwc_cmd::Staged;
+use crate::staged::Staged;
 
 /// Why a threaded pass stopped: the tag (or a length), or a read or write.
 enum Failure {

@@ -14,6 +14,7 @@ mod out;
 mod patch;
 mod progress;
 mod selftest;
+mod staged;
 mod tag;
 
 // Key files, nonce stores, manifests and what `tag` and `check` do with

@@ -26,7 +26,11 @@ fn _wegman(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidTag", py.get_type::<errors::InvalidTag>())?;
     m.add("NonceStoreError", py.get_type::<errors::NonceStoreError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add_submodule(&poly::module(py)?)?;
+    let poly = poly::module(py)?;
+    // `Incremental` belongs to `wegman.poly1305aes` too; it is added here so
+    // that `poly_incremental.rs` depends on `poly.rs` and not the reverse.
+    poly.add_class::<poly_incremental::Incremental>()?;
+    m.add_submodule(&poly)?;
     m.add_submodule(&mmh::module(py)?)?;
     m.add_submodule(&cwc::module(py)?)?;
     store::register(m)?;

@@ -414,7 +414,6 @@ pub fn module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
     m.add_function(wrap_pyfunction!(authenticate_many, &m)?)?;
     m.add_class::<Poly1305AES>()?;
     m.add_class::<ExpandedKey>()?;
-    m.add_class::<crate::poly_incremental::Incremental>()?;
     m.add("KEY_SIZE", core::KEY_BYTES)?;
     m.add("NONCE_SIZE", NONCE_BYTES)?;
     m.add("TAG_SIZE", TAG_BYTES)?;

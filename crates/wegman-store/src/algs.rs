@@ -6,7 +6,8 @@ use std::fmt;
 
 use wegman::cpu::Features;
 use wegman::mmh::{self, MacKey, Mmh};
-use wegman::poly1305aes::{Key, Poly1305Aes};
+use wegman::poly1305aes::{KEY_BYTES, Key, Poly1305Aes};
+use zeroize::Zeroizing;
 
 /// A MAC algorithm as named on the command line (`wegman mac ALG`):
 /// Poly1305-AES or one of the library's MMH algorithms (the list is the
@@ -88,7 +89,7 @@ impl AnyKey {
     /// From the 32 raw key bytes. `clamp` applies to Poly1305-AES only.
     pub fn from_bytes(alg: MacAlg, bytes: &[u8], clamp: bool) -> Result<Self, String> {
         match alg.mmh() {
-            None => crate::keyfile::key_from_bytes(bytes, clamp).map(|k| AnyKey::Poly1305Aes(k, Features::detect())),
+            None => key_from_bytes(bytes, clamp).map(|k| AnyKey::Poly1305Aes(k, Features::detect())),
             Some(a) => MacKey::from_slice(a, bytes).map(|k| AnyKey::Mmh(Box::new(k))).map_err(|e| e.to_string()),
         }
     }
@@ -161,5 +162,16 @@ impl AnyMac<'_> {
             },
             AnyMac::Tagged(mine) => Ok(wegman::ct::eq(&mine[..], tag)),
         }
+    }
+}
+
+/// A Poly1305-AES key from 32 bytes `k || r`.
+pub fn key_from_bytes(bytes: &[u8], allow_clamp: bool) -> Result<Key, String> {
+    let kr: Zeroizing<[u8; KEY_BYTES]> =
+        Zeroizing::new(bytes.try_into().map_err(|_| format!("key: expected {KEY_BYTES} bytes, got {}", bytes.len()))?);
+    if allow_clamp {
+        Ok(Key::from_bytes_clamped(&kr))
+    } else {
+        Key::from_bytes(&kr).map_err(|e| format!("{e} (or pass --clamp)"))
     }
 }

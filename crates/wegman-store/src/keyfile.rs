@@ -5,7 +5,7 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use wegman::poly1305aes::{KEY_BYTES, Key, clamp};
+use wegman::poly1305aes::{KEY_BYTES, clamp};
 use zeroize::Zeroizing;
 
 use crate::algs::{AnyKey, CWC_ALGS, MacAlg};
@@ -178,16 +178,7 @@ pub fn managed_from(path: &Path, m: &Material, want: Option<MacAlg>) -> Result<(
     Ok((key, KeyBinding::derive(alg.name(), &m.bytes)))
 }
 
-/// A Poly1305-AES key from 32 bytes `k || r`.
-pub fn key_from_bytes(bytes: &[u8], allow_clamp: bool) -> Result<Key, String> {
-    let kr: Zeroizing<[u8; KEY_BYTES]> =
-        Zeroizing::new(bytes.try_into().map_err(|_| format!("key: expected {KEY_BYTES} bytes, got {}", bytes.len()))?);
-    if allow_clamp {
-        Ok(Key::from_bytes_clamped(&kr))
-    } else {
-        Key::from_bytes(&kr).map_err(|e| format!("{e} (or pass --clamp)"))
-    }
-}
+pub use crate::algs::key_from_bytes;
 
 #[cfg(test)]
 mod tests {
