@@ -7,7 +7,7 @@
 
 use super::alg::NONCE_BYTES;
 use super::key::MacKey;
-use super::mac::Tag;
+use super::tag::Tag;
 use crate::error::Error;
 
 /// One message to authenticate or verify.

@@ -77,6 +77,7 @@ mod mac;
 mod parallel;
 #[cfg(target_arch = "x86_64")]
 mod short;
+mod tag;
 mod traits;
 mod tree;
 
@@ -89,6 +90,7 @@ pub(crate) fn backend_names(features: crate::cpu::Features) -> (&'static str, &'
     let of = |alg| crate::backend::leaf_name::<backend::Keys>(alg, features);
     (of(Alg::Mmh32), of(Alg::Mmh64))
 }
-pub use mac::{Mmh, Tag, mac, verify};
+pub use mac::{Mmh, mac, verify};
 pub use parallel::{mac_parallel, verify_parallel};
+pub use tag::Tag;
 pub use traits::{Mmh32Mac, Mmh32x2Mac, Mmh32x3Mac, Mmh32x4Mac, Mmh64Mac, Mmh64x2Mac, Nmh32Mac};

@@ -14,7 +14,8 @@ use zeroize::Zeroize;
 
 use super::alg::{Alg, KEY_BYTES, NONCE_BYTES};
 use super::key::MacKey;
-use super::mac::{Tag, check, seal};
+use super::mac::check;
+use super::tag::{Tag, seal};
 use super::tree::Tree;
 use crate::error::Error;
 use crate::parallel::{Fill, MIN_PARALLEL_BYTES, each_run, thread_count};

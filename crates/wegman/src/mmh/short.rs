@@ -15,7 +15,7 @@ use zeroize::Zeroize;
 
 use super::alg::{Alg, K, KEY_BYTES, MAX_TAG_BYTES, NONCE_BYTES};
 use super::backend::{mmh32, mmh32_toeplitz, mmh64, mmh64_toeplitz, nmh32};
-use super::mac::{Tag, seal};
+use super::tag::{Tag, seal};
 use crate::cpu::AesNi;
 
 /// Level 0's key words: the first `x.len()` words of KS (N blocks, read
