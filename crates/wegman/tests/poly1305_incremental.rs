@@ -289,3 +289,39 @@ fn secret_bytes_round_trip_and_malformed_ones_are_refused() {
         }
     }
 }
+
+/// The span of a change is exactly the runs it touches (and the final
+/// bytes only if it reaches them): no more is read than needed, and what
+/// is read is whole runs the state can check.
+#[test]
+fn spans_are_exactly_the_runs_a_change_touches() {
+    let run = Incremental::RUN_BYTES as u64;
+    let len = 3 * run + 20; // whole blocks end at 3·run + 16
+    let full = 3 * run + 16;
+    let kept = Incremental::new(&hard_key(), &vec![0u8; len as usize]);
+    for (at, n, want) in [
+        (run + 5, 1, run..2 * run),
+        (run - 1, 2, 0..2 * run),
+        (2 * run + 7, 3, 2 * run..3 * run),
+        (full - 1, 1, 3 * run..full),
+        (full - 1, 2, 3 * run..len),
+        (full, 1, full..len),
+        (len - 1, 1, full..len),
+        (0, len as usize, 0..len),
+        (5, 0, 5..5),
+    ] {
+        assert_eq!(kept.span(at, n), Ok(want.clone()), "change of {n} at {at}");
+        assert!(kept.verify_span(want.clone(), &vec![0u8; (want.end - want.start) as usize]).is_ok(), "{want:?}");
+    }
+    // Spans that are not runs' bounds are refused by verify_span.
+    for bad in [1..run, 0..run - 1, run..len - 1, full + 1..len] {
+        assert!(
+            matches!(
+                kept.verify_span(bad.clone(), &vec![0u8; (bad.end - bad.start) as usize]),
+                Err(Error::OutOfRange { .. })
+            ),
+            "{bad:?}"
+        );
+    }
+    assert!(matches!(kept.verify_span(0..run, &[0u8; 5]), Err(Error::InvalidLength { .. })));
+}

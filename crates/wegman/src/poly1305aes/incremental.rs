@@ -298,8 +298,10 @@ impl Incremental {
     /// that reads the run before it checks (`span(len − 1, 1)`).
     pub fn verify_span(&self, span: Range<u64>, bytes: &[u8]) -> Result<(), Error> {
         let (full, run) = (self.blocks * 16, Self::RUN_BYTES as u64);
-        let starts = span.start.is_multiple_of(run) || span.start == full;
-        let ends = span.end.is_multiple_of(run) || span.end == full || span.end == self.len();
+        // An empty span (an empty change's) is anywhere in the message.
+        let empty = span.start == span.end;
+        let starts = empty || span.start.is_multiple_of(run) || span.start == full;
+        let ends = empty || span.end.is_multiple_of(run) || span.end == full || span.end == self.len();
         if !starts || !ends || span.start > span.end || span.end > self.len() {
             return Err(Error::OutOfRange {
                 offset: span.start,
