@@ -206,3 +206,36 @@ pub fn load(dir: &Path, key: &Key, line: &Line) -> Result<(Incremental, u64), St
     }
     Ok((state, len))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algs::MacAlg;
+
+    /// A state saved for file `a` and presented for a line of file `b` that
+    /// carries `a`'s nonce and tag (and a name of the same length): only
+    /// the associated data tells them apart, since the state's polynomial
+    /// gives that tag. Refused. A state file that is a symbolic link to a
+    /// genuine state is refused too (it is opened with O_NOFOLLOW).
+    #[test]
+    fn a_state_opens_only_for_its_own_name_and_never_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = Key::from_bytes_clamped(&[3; 32]);
+        let content = vec![0x42u8; 70_000];
+        let message = [crate::manifest::file_message_prefix("a"), content.clone()].concat();
+        let state = Incremental::new(&key, &message);
+        let (nonce, tag) = ([5u8; 16], state.tag(&[5u8; 16]));
+        save(dir.path(), &key, "a", (&nonce, &tag), content.len() as u64, &state).unwrap();
+        let line =
+            |name: &str| Line { alg: MacAlg::Poly1305aes, version: 2, name: name.into(), nonce, tag: tag.to_vec() };
+        let (back, len) = load(dir.path(), &key, &line("a")).unwrap();
+        assert_eq!((back.tag(&nonce), len), (tag, content.len() as u64));
+        std::fs::copy(state_path(dir.path(), "a"), state_path(dir.path(), "b")).unwrap();
+        let e = load(dir.path(), &key, &line("b")).unwrap_err();
+        assert!(e.contains("refused"), "{e}");
+        std::fs::remove_file(state_path(dir.path(), "b")).unwrap();
+        std::os::unix::fs::symlink(state_path(dir.path(), "a"), state_path(dir.path(), "b")).unwrap();
+        let e = load(dir.path(), &key, &line("b")).unwrap_err();
+        assert!(e.contains("symbolic link") || e.contains("many levels"), "{e}");
+    }
+}
