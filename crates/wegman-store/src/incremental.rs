@@ -150,25 +150,19 @@ pub fn load(dir: &Path, key: &Key, line: &Line) -> Result<(Incremental, u64), St
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(&path)
         .map_err(|e| format!("{shown}: {} (make it with `wegman tag --keep-state`)", describe(&e)))?;
-    let mut header = [0u8; HEADER_BYTES];
-    let got = Read::by_ref(&mut f)
+    let mut header = Vec::with_capacity(HEADER_BYTES);
+    Read::by_ref(&mut f)
         .take(HEADER_BYTES as u64)
-        .read(&mut header)
+        .read_to_end(&mut header)
         .map_err(|e| format!("{shown}: {}", describe(&e)))?;
-    if got >= 8 && &header[..8] == MAGIC_V1 {
+    if header.starts_with(MAGIC_V1) {
         return Err(format!(
             "{shown}: a state of an older wegman, which cannot check the bytes an edit replaces: re-tag {} with \
              `wegman tag --keep-state`",
             crate::manifest::status_name(&line.name)
         ));
     }
-    if got < HEADER_BYTES {
-        Read::by_ref(&mut f)
-            .take((HEADER_BYTES - got) as u64)
-            .read_exact(&mut header[got..])
-            .map_err(|_| format!("{shown}: not a wegman state file"))?;
-    }
-    if &header[..8] != MAGIC {
+    if header.len() < HEADER_BYTES || !header.starts_with(MAGIC) {
         return Err(format!("{shown}: not a wegman state file"));
     }
     let field = |from: usize, n: usize| &header[from..from + n];
@@ -233,6 +227,15 @@ mod tests {
         std::fs::copy(state_path(dir.path(), "a"), state_path(dir.path(), "b")).unwrap();
         let e = load(dir.path(), &key, &line("b")).unwrap_err();
         assert!(e.contains("refused"), "{e}");
+        // Cut anywhere (in the clear header or the sealed part), or grown.
+        let whole = std::fs::read(state_path(dir.path(), "a")).unwrap();
+        for cut in [0, 7, 8, 20, HEADER_BYTES - 1, HEADER_BYTES, whole.len() - 1, whole.len() + 1] {
+            let mut bytes = whole.clone();
+            bytes.resize(cut, 0);
+            std::fs::write(state_path(dir.path(), "b"), &bytes).unwrap();
+            let e = load(dir.path(), &key, &line("b")).unwrap_err();
+            assert!(e.contains("not a wegman state file"), "cut to {cut}: {e}");
+        }
         std::fs::remove_file(state_path(dir.path(), "b")).unwrap();
         std::os::unix::fs::symlink(state_path(dir.path(), "a"), state_path(dir.path(), "b")).unwrap();
         let e = load(dir.path(), &key, &line("b")).unwrap_err();
