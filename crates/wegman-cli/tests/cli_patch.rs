@@ -351,3 +351,22 @@ fn states_of_the_old_format_are_refused() {
     let msg = refused_untouched(d, "big", patch(d, "m", "0", "00", "big"), "old format");
     assert!(msg.contains("older wegman") && msg.contains("--keep-state"), "{msg}");
 }
+
+/// The file named in the manifest replaced by a symbolic link (to another
+/// tagged file with the same bytes, say): `patch` does not follow it, so it
+/// never writes into a file the manifest does not name.
+#[test]
+fn a_file_replaced_by_a_link_is_not_followed() {
+    let dir = setup();
+    let d = dir.path();
+    std::fs::copy(d.join("big"), d.join("twin")).unwrap();
+    std::fs::remove_file(d.join("big")).unwrap();
+    std::os::unix::fs::symlink("twin", d.join("big")).unwrap();
+    let before = std::fs::read(d.join("twin")).unwrap();
+    let out = patch(d, "m", "10", "00", "big");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    assert_eq!(std::fs::read(d.join("twin")).unwrap(), before, "patch wrote through the link");
+    let out = wegman(d, &["patch", "-k", "key", "--state", "st", "--manifest", "m", "--append", "big"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}

@@ -125,13 +125,12 @@ pub fn patch_file(
             if len < tagged_len {
                 return Err(format!("{shown}: it is {len} bytes, shorter than the {tagged_len} it was tagged at"));
             }
-            // The run holding the old end, checked like replaced bytes.
+            // The run holding the old end, checked like replaced bytes (the
+            // message is never empty: it starts with the name's prefix).
             let end = prefix.len() as u64 + tagged_len;
-            if end > 0 {
-                let span = state.span(end - 1, 1).map_err(|e| format!("{shown}: {e}"))?;
-                let old = read_message(&f, &prefix, span.start, span.end).map_err(io)?;
-                state.verify_span(span, &old).map_err(|e| refused(&shown, e))?;
-            }
+            let span = state.span(end - 1, 1).map_err(|e| format!("{shown}: {e}"))?;
+            let old = read_message(&f, &prefix, span.start, span.end).map_err(io)?;
+            state.verify_span(span, &old).map_err(|e| refused(&shown, e))?;
             let mut buf = Zeroizing::new(vec![0u8; APPEND_CHUNK.min((len - tagged_len) as usize)]);
             let mut from = tagged_len;
             while from < len {
