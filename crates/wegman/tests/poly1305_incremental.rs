@@ -280,6 +280,11 @@ fn secret_bytes_round_trip_and_malformed_ones_are_refused() {
             refuse(&bad);
         }
         refuse(&bytes[..bytes.len() - 1]);
+        // The error names the length the header's block count calls for.
+        assert_eq!(
+            Incremental::from_secret_bytes(&key, &bytes[..bytes.len() - 1]).err(),
+            Some(Error::InvalidLength { what: "incremental state", expected: bytes.len(), got: bytes.len() - 1 })
+        );
         refuse(&[bytes.to_vec(), vec![0]].concat());
         refuse(&bytes[..31.min(bytes.len())]);
         let other = Key::from_bytes_clamped(&[1; 32]);
