@@ -319,7 +319,7 @@ fn spans_are_exactly_the_runs_a_change_touches() {
         assert!(kept.verify_span(want.clone(), &vec![0u8; (want.end - want.start) as usize]).is_ok(), "{want:?}");
     }
     // Spans that are not runs' bounds are refused by verify_span.
-    for bad in [1..run, 0..run - 1, run..len - 1, full + 1..len] {
+    for bad in [1..run, 0..run - 1, run..len - 1, full + 1..len, 3 * run..4 * run, len + run..len + run] {
         assert!(
             matches!(
                 kept.verify_span(bad.clone(), &vec![0u8; (bad.end - bad.start) as usize]),
