@@ -178,13 +178,6 @@ pub(crate) const CTR_MIN_BYTES: usize = {
     if ab > c { ab } else { c }
 };
 
-/// Whether 256-bit `vaesenc` computes both lanes right on this CPU (a
-/// known-answer test; `crate::cpu` withholds the [`Vaes256`] token if not).
-#[cfg(target_arch = "x86_64")]
-pub(crate) fn vaes256_works(token: Vaes256) -> bool {
-    x86_vaes256::known_answer(token)
-}
-
 /// MMH's one-shot key material under two keys used once: the counter
 /// blocks AES_ks(0) … AES_ks(N − 1) and the pad AES_kp(nonce), the two
 /// schedules fused into the rounds and interleaved.

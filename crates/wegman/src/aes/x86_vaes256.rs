@@ -32,34 +32,6 @@ pub(crate) fn apply(token: Vaes256, keys: &RoundKeys, prefix: &[u8; 12], first: 
     unsafe { ctr(token, keys, prefix, first, src, dst, len) }
 }
 
-/// Whether one 256-bit `vaesenc` and `vaesenclast` give, in both lanes,
-/// what 128-bit `aesenc` and `aesenclast` give (`crate::cpu` withholds the
-/// token from a CPU or emulator that fails; fixed inputs, nothing secret).
-pub(crate) fn known_answer(token: Vaes256) -> bool {
-    // SAFETY: `token` is a `Vaes256`: the CPU reports AES-NI, VAES and AVX2.
-    unsafe { check(token) }
-}
-
-#[target_feature(enable = "avx2,vaes,aes")]
-fn check(_proof: Vaes256) -> bool {
-    let x =
-        _mm256_set_epi64x(0x0f0e_0d0c_0b0a_0908, 0x0706_0504_0302_0100, 0x1f1e_1d1c_1b1a_1918, 0x1716_1514_1312_1110);
-    let k = _mm256_set_epi64x(
-        0x2b7e_1516_28ae_d2a6,
-        0xabf7_1588_09cf_4f3cu64 as i64,
-        0x6bc1_bee2_2e40_9f96,
-        0xe93d_7e11_7393_172au64 as i64,
-    );
-    let (xl, xh) = (_mm256_castsi256_si128(x), _mm256_extracti128_si256::<1>(x));
-    let (kl, kh) = (_mm256_castsi256_si128(k), _mm256_extracti128_si256::<1>(k));
-    let same = |wide: __m256i, lo: __m128i, hi: __m128i| {
-        let eq = _mm256_cmpeq_epi8(wide, _mm256_set_m128i(hi, lo));
-        _mm256_movemask_epi8(eq) == -1
-    };
-    same(_mm256_aesenc_epi128(x, k), _mm_aesenc_si128(xl, kl), _mm_aesenc_si128(xh, kh))
-        && same(_mm256_aesenclast_epi128(x, k), _mm_aesenclast_si128(xl, kl), _mm_aesenclast_si128(xh, kh))
-}
-
 /// AES of two blocks per register under the broadcast round keys `rk[..=rounds]`.
 #[target_feature(enable = "avx2,vaes,aes")]
 #[inline]
