@@ -24,7 +24,6 @@
 //! [`leaf_name`].
 
 use crate::cpu::Features;
-use crate::platform::Platform;
 
 /// A family's per-key choice of leaf (see the module documentation).
 pub(crate) trait Dispatch: Sized {
@@ -51,4 +50,39 @@ pub(crate) fn leaf_name<D: Dispatch>(seed: D::Seed<'_>, features: Features) -> &
     let name = d.platform().name();
     d.wipe();
     name
+}
+
+/// The instruction-set level of the backend a key runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Platform {
+    /// Portable Rust with 64-bit limbs; runs everywhere, contains no `unsafe`.
+    Portable,
+    /// AVX2: four 64-bit lanes of 26-bit limbs (Poly1305, CWC-HASH); four 32×32→64-bit
+    /// products per instruction (MMH32, its Toeplitz variants, NMH32).
+    Avx2,
+    /// AVX-512 IFMA: eight 64-bit lanes of 44-bit limbs, 52-bit multiply-adds
+    /// (Poly1305, CWC-HASH).
+    Avx512Ifma,
+    /// The paper's §4 method in IEEE binary64: portable, no `unsafe`, only
+    /// when asked for (Poly1305).
+    Float64,
+}
+
+impl Platform {
+    /// A short name for diagnostics and benchmark labels.
+    pub fn name(self) -> &'static str {
+        match self {
+            Platform::Portable => "portable",
+            Platform::Avx2 => "avx2",
+            Platform::Avx512Ifma => "ifma",
+            Platform::Float64 => "float64",
+        }
+    }
+}
+
+impl core::fmt::Display for Platform {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
 }

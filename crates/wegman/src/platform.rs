@@ -12,40 +12,7 @@
 //! algorithms an AVX2 backend, MMH64 AVX2 and IFMA backends, CWC-HASH AVX2
 //! and AVX-512 IFMA backends. AES for every family comes from `crate::aes`.
 
-/// The instruction-set level of the backend a key runs on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Platform {
-    /// Portable Rust with 64-bit limbs; runs everywhere, contains no `unsafe`.
-    Portable,
-    /// AVX2: four 64-bit lanes of 26-bit limbs (Poly1305, CWC-HASH); four 32×32→64-bit
-    /// products per instruction (MMH32, its Toeplitz variants, NMH32).
-    Avx2,
-    /// AVX-512 IFMA: eight 64-bit lanes of 44-bit limbs, 52-bit multiply-adds
-    /// (Poly1305, CWC-HASH).
-    Avx512Ifma,
-    /// The paper's §4 method in IEEE binary64: portable, no `unsafe`, only
-    /// when asked for (Poly1305).
-    Float64,
-}
-
-impl Platform {
-    /// A short name for diagnostics and benchmark labels.
-    pub fn name(self) -> &'static str {
-        match self {
-            Platform::Portable => "portable",
-            Platform::Avx2 => "avx2",
-            Platform::Avx512Ifma => "ifma",
-            Platform::Float64 => "float64",
-        }
-    }
-}
-
-impl core::fmt::Display for Platform {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use crate::backend::Platform;
 
 /// Which code each family runs for a set of [`Features`](crate::cpu::Features), as the labels the
 /// benchmark prints: asked of each family's own dispatch (the functions that

@@ -125,7 +125,7 @@ impl CwcKey {
     }
 
     /// Which backend computes this key's CWC-HASH.
-    pub fn platform(&self) -> crate::platform::Platform {
+    pub fn platform(&self) -> crate::backend::Platform {
         self.hash.platform()
     }
 

@@ -10,9 +10,9 @@ use zeroize::Zeroize;
 
 use super::alg::{Alg, KEY_BYTES, MAX_LEVEL_KEY_BYTES, MAX_LEVELS, NONCE_BYTES};
 use super::backend::{Dispatch, Keys};
+use crate::backend::Platform;
 use crate::cpu::Features;
 use crate::error::Error;
-use crate::platform::Platform;
 
 /// Split `kp || ks` into the pad cipher (kp) and the key-stream cipher (ks).
 /// Both halves are borrowed in place, so no copy of either is left to wipe.

@@ -10,9 +10,9 @@ use super::backend::{Dispatch, Precomputed, State};
 use super::key::{Key, NONCE_BYTES, TAG_BYTES, aes_pad};
 use super::parallel::{self, Fill};
 use super::poly1305::{Poly1305, whole_message};
+use crate::backend::Platform;
 use crate::cpu::Features;
 use crate::error::Error;
-use crate::platform::Platform;
 
 /// A key with its AES key schedule expanded and its Poly1305 backend chosen
 /// once, for callers that authenticate many messages under one key.

@@ -11,10 +11,10 @@ use zeroize::Zeroize;
 
 use super::backend::{Dispatch, Precomputed, State};
 use super::key::check_r;
+use crate::backend::Platform;
 use crate::cpu::Features;
 use crate::ct;
 use crate::error::Error;
-use crate::platform::Platform;
 
 /// Streaming Poly1305 with a caller-supplied one-time pad s.
 ///

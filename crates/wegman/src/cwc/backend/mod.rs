@@ -27,10 +27,10 @@ mod x86_avx2;
 mod x86_avx512ifma;
 
 pub(crate) use crate::backend::Dispatch;
+use crate::backend::Platform;
 use crate::cpu::Features;
 #[cfg(target_arch = "x86_64")]
 use crate::lazy::Lazy;
-use crate::platform::Platform;
 
 #[derive(Clone)]
 // One per key; the portable powers stay inline (no heap copy to wipe).

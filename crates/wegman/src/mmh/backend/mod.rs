@@ -29,8 +29,8 @@ mod x86_avx512ifma;
 
 use super::alg::Alg;
 pub(crate) use crate::backend::Dispatch;
+use crate::backend::Platform;
 use crate::cpu::Features;
-use crate::platform::Platform;
 
 pub(crate) use soft::{mmh32, mmh32_toeplitz, mmh64, mmh64_toeplitz, nmh32};
 

@@ -35,8 +35,8 @@ mod x86_avx2_words;
 pub(crate) mod x86_avx512ifma;
 
 pub(crate) use crate::backend::Dispatch;
+use crate::backend::Platform;
 use crate::cpu::Features;
-use crate::platform::Platform;
 
 /// What a backend precomputes per key (an `ExpandedKey` keeps it and lends
 /// it to each message; the per-message [`State`] stays small).
