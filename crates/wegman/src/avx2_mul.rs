@@ -82,6 +82,55 @@ pub(crate) fn products26(a: &Limbs26, k: &Limbs26, s: &[__m256i; 4]) -> Limbs26 
     ]
 }
 
+/// `x` in every 64-bit lane.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn splat(x: u64) -> __m256i {
+    _mm256_set1_epi64x(x as i64)
+}
+
+/// A multiplier for [`products26`]: `k` in every lane, and its wrap
+/// multiples `WRAP`·k_1 … `WRAP`·k_4 (5 for 2^130 − 5, 8 for 2^127 − 1).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn broadcast<const WRAP: u64>(k: &[u64; 5]) -> (Limbs26, [__m256i; 4]) {
+    (core::array::from_fn(|i| splat(k[i])), core::array::from_fn(|i| splat(WRAP * k[i + 1])))
+}
+
+/// One lazy carry step per lane, two interleaved chains (0 → 1 → 2 → 3
+/// and 3 → 4 → 0 → 1), limb 4's bits from bit `TOP` up (the modulus's
+/// 2^(104+TOP)) re-entering limb 0 times 5 (2^130 − 5: `TOP` = 26) or
+/// times 1 (2^127 − 1: `TOP` = 23). Each leaf states why its sums stay in
+/// range.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn carry26<const TOP: i32, const TIMES5: bool>(d: Limbs26) -> Limbs26 {
+    let m = splat((1 << 26) - 1);
+    let [mut d0, mut d1, mut d2, mut d3, mut d4] = d;
+    let mut c = _mm256_srli_epi64::<26>(d0);
+    d0 = _mm256_and_si256(d0, m);
+    d1 = _mm256_add_epi64(d1, c);
+    c = _mm256_srli_epi64::<26>(d3);
+    d3 = _mm256_and_si256(d3, m);
+    d4 = _mm256_add_epi64(d4, c);
+    c = _mm256_srli_epi64::<26>(d1);
+    d1 = _mm256_and_si256(d1, m);
+    d2 = _mm256_add_epi64(d2, c);
+    c = _mm256_srli_epi64::<TOP>(d4);
+    d4 = _mm256_and_si256(d4, splat((1 << TOP) - 1));
+    d0 = _mm256_add_epi64(d0, if TIMES5 { _mm256_add_epi64(c, _mm256_slli_epi64::<2>(c)) } else { c });
+    c = _mm256_srli_epi64::<26>(d2);
+    d2 = _mm256_and_si256(d2, m);
+    d3 = _mm256_add_epi64(d3, c);
+    c = _mm256_srli_epi64::<26>(d0);
+    d0 = _mm256_and_si256(d0, m);
+    d1 = _mm256_add_epi64(d1, c);
+    c = _mm256_srli_epi64::<26>(d3);
+    d3 = _mm256_and_si256(d3, m);
+    d4 = _mm256_add_epi64(d4, c);
+    [d0, d1, d2, d3, d4]
+}
+
 /// The sum of a vector's four 64-bit lanes.
 #[target_feature(enable = "avx2")]
 pub(crate) fn hsum(v: __m256i) -> u64 {

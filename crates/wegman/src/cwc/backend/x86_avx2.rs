@@ -90,7 +90,7 @@
 use core::arch::x86_64::*;
 
 use super::soft;
-use crate::avx2_mul::{Limbs26 as Limbs, hsum, mul32_at, products26 as mul};
+use crate::avx2_mul::{Limbs26 as Limbs, broadcast, carry26, hsum, mul32_at, products26 as mul, splat};
 use crate::cpu::Avx2;
 
 const M26: u64 = (1 << 26) - 1;
@@ -171,8 +171,8 @@ unsafe fn powers(_proof: Avx2, p: &soft::Powers, out: *mut Powers) {
     v[15] = core::array::from_fn(lane);
     let times = |x: &Limbs, (k, s): &(Limbs, [__m256i; 4])| carry(mul(x, k, s));
     // Kh^e broadcast from lane 0 of group 16 − e/4 (limbs at rest, < 2^32)
-    let splat_lane0 = |x: &Limbs| broadcast(&x.map(|l| _mm256_cvtsi256_si32(l) as u32 as u64));
-    let k4 = broadcast(&k[3]);
+    let splat_lane0 = |x: &Limbs| broadcast::<8>(&x.map(|l| _mm256_cvtsi256_si32(l) as u32 as u64));
+    let k4 = broadcast::<8>(&k[3]);
     v[14] = times(&v[15], &k4);
     let k8 = splat_lane0(&v[14]);
     v[13] = times(&v[15], &k8);
@@ -251,11 +251,6 @@ pub(crate) fn absorb(token: Avx2, powers: &Powers, r: u128, data: &[u8]) -> u128
     unsafe { blocks(token, powers, r, data) }
 }
 
-#[target_feature(enable = "avx2")]
-fn splat(x: u64) -> __m256i {
-    _mm256_set1_epi64x(x as i64)
-}
-
 /// The 32-bit words of a group (48 bytes, 12 big-endian words: word d is
 /// bytes 4d … 4d + 3, bits 32j … 32j + 31 of chunk d / 3 with j = 2 − d % 3)
 /// each vector of [`load`] holds, lane by lane. Vector m is read from the 32
@@ -318,40 +313,11 @@ fn add_products(t: Limbs, a: &[__m256i; 3], p: &Group) -> Limbs {
     [limb!(0), limb!(1), limb!(2), limb!(3), limb!(4)]
 }
 
-/// One lazy carry step per lane: two interleaved chains (see the bounds).
+/// One lazy carry step per lane modulo 2^127 − 1 (see the bounds).
 #[target_feature(enable = "avx2")]
+#[inline]
 fn carry(d: Limbs) -> Limbs {
-    let m = splat(M26);
-    let [mut d0, mut d1, mut d2, mut d3, mut d4] = d;
-    let mut c = _mm256_srli_epi64::<26>(d0);
-    d0 = _mm256_and_si256(d0, m);
-    d1 = _mm256_add_epi64(d1, c);
-    c = _mm256_srli_epi64::<26>(d3);
-    d3 = _mm256_and_si256(d3, m);
-    d4 = _mm256_add_epi64(d4, c);
-    c = _mm256_srli_epi64::<26>(d1);
-    d1 = _mm256_and_si256(d1, m);
-    d2 = _mm256_add_epi64(d2, c);
-    // bits 127 and up (limb 4's bits 23 and up): 2^127 ≡ 1
-    c = _mm256_srli_epi64::<23>(d4);
-    d4 = _mm256_and_si256(d4, splat(M23));
-    d0 = _mm256_add_epi64(d0, c);
-    c = _mm256_srli_epi64::<26>(d2);
-    d2 = _mm256_and_si256(d2, m);
-    d3 = _mm256_add_epi64(d3, c);
-    c = _mm256_srli_epi64::<26>(d0);
-    d0 = _mm256_and_si256(d0, m);
-    d1 = _mm256_add_epi64(d1, c);
-    c = _mm256_srli_epi64::<26>(d3);
-    d3 = _mm256_and_si256(d3, m);
-    d4 = _mm256_add_epi64(d4, c);
-    [d0, d1, d2, d3, d4]
-}
-
-/// `k` broadcast to every lane, and 8·k_1 … 8·k_4.
-#[target_feature(enable = "avx2")]
-fn broadcast(k: &[u64; 5]) -> (Limbs, [__m256i; 4]) {
-    (core::array::from_fn(|i| splat(k[i])), core::array::from_fn(|i| splat(k[i + 1] << 3)))
+    carry26::<23, false>(d)
 }
 
 /// R (<= 2^127) in lane 0, at rest.

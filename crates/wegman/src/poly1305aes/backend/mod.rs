@@ -28,6 +28,8 @@ pub(crate) mod soft;
 #[allow(unsafe_code)]
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
+mod x86_avx2_limbs;
+#[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86_avx2_words;
 #[cfg(target_arch = "x86_64")]

@@ -52,8 +52,9 @@
 use core::arch::x86_64::*;
 
 use super::soft;
+use super::x86_avx2_limbs::{M26, carry, limbs26, powers_of_r, to_radix64};
 use super::x86_avx2_words as words;
-use crate::avx2_mul::{Limbs26 as Limbs, hsum, mul32, mul32_at, products26 as mul};
+use crate::avx2_mul::{Limbs26 as Limbs, broadcast, hsum, mul32, mul32_at, products26 as mul, splat};
 use crate::cpu::Avx2;
 use crate::lazy::Lazy;
 
@@ -69,8 +70,6 @@ pub(crate) const PRECOMPUTED_MIN_BYTES: usize = 256;
 /// Zen 4, which left 700–1023 bytes to the scalar code here, behind
 /// OpenSSL's AVX2 code (issue 21, T2).
 pub(crate) const LAZY_MIN_BYTES: usize = 512;
-
-const M26: u64 = (1 << 26) - 1;
 
 /// r^1 … r^8 in radix-2^26 limbs: an `ExpandedKey`'s precomputation; and,
 /// once the key has offered it [`words::BUILD_AFTER_BYTES`] in long runs,
@@ -122,9 +121,9 @@ impl State {
         if head.len() >= words::MIN_RUN_BYTES {
             let built;
             let table = match powers {
-                Some(p) => p.1.offer(head.len(), words::BUILD_AFTER_BYTES, || words::Table::new(self.token, p)),
+                Some(p) => p.1.offer(head.len(), words::BUILD_AFTER_BYTES, || words::Table::new(self.token, &p.0)),
                 None if head.len() >= words::ONE_SHOT_MIN_BYTES => {
-                    built = words::Table::new(self.token, &self.powers());
+                    built = words::Table::new(self.token, &self.powers().0);
                     Some(&*built)
                 }
                 None => None,
@@ -165,67 +164,10 @@ impl State {
     }
 }
 
-/// 26-bit limbs of a number below 2^130 given as 64-bit limbs (h2 < 2^2 + 1).
-pub(super) fn limbs26(lo: u64, hi: u64, top: u64) -> [u64; 5] {
-    [lo & M26, (lo >> 26) & M26, ((lo >> 52) | (hi << 12)) & M26, (hi >> 14) & M26, (hi >> 40) | (top << 24)]
-}
-
-/// a·b mod 2^130-5 in 26-bit limbs (inputs < 2^26 + 1 per limb), carried to
-/// limbs < 2^26 except limb 1 <= 2^26.
-pub(super) fn mul26(a: &[u64; 5], b: &[u64; 5]) -> [u64; 5] {
-    let s = |i: usize| 5 * b[i];
-    let d = [
-        a[0] * b[0] + a[1] * s(4) + a[2] * s(3) + a[3] * s(2) + a[4] * s(1),
-        a[0] * b[1] + a[1] * b[0] + a[2] * s(4) + a[3] * s(3) + a[4] * s(2),
-        a[0] * b[2] + a[1] * b[1] + a[2] * b[0] + a[3] * s(4) + a[4] * s(3),
-        a[0] * b[3] + a[1] * b[2] + a[2] * b[1] + a[3] * b[0] + a[4] * s(4),
-        a[0] * b[4] + a[1] * b[3] + a[2] * b[2] + a[3] * b[1] + a[4] * b[0],
-    ];
-    carry_scalar(d)
-}
-
-/// Full carry chain 0→1→2→3→4, fold 4 into 0 times 5, then 0→1: limbs
-/// < 2^26 except limb 1 (< 2^26 + 2^12 for sums below 2^61; <= 2^26 for
-/// the products of two carried numbers, below 2^56).
-pub(super) fn carry_scalar(mut d: [u64; 5]) -> [u64; 5] {
-    for i in 0..4 {
-        d[i + 1] += d[i] >> 26;
-        d[i] &= M26;
-    }
-    let c = d[4] >> 26;
-    d[4] &= M26;
-    d[0] += 5 * c;
-    d[1] += d[0] >> 26;
-    d[0] &= M26;
-    d
-}
-
 impl Powers {
     fn new(r0: u64, r1: u64) -> Self {
-        let r = limbs26(r0, r1, 0);
-        let r2 = mul26(&r, &r);
-        let r3 = mul26(&r2, &r);
-        let r4 = mul26(&r2, &r2);
-        let r5 = mul26(&r4, &r);
-        let r6 = mul26(&r4, &r2);
-        let r7 = mul26(&r4, &r3);
-        let r8 = mul26(&r4, &r4);
-        Powers([r, r2, r3, r4, r5, r6, r7, r8], Lazy::default())
+        Powers(powers_of_r(r0, r1), Lazy::default())
     }
-}
-
-/// The 130-bit value of carried 26-bit limbs (each < 2^60 before carrying)
-/// as the portable state's `[h0, h1, h2]`, h2 <= 4.
-pub(super) fn to_radix64(sums: [u64; 5]) -> [u64; 3] {
-    let d = carry_scalar(sums);
-    let low = u128::from(d[0]) + (u128::from(d[1]) << 26) + (u128::from(d[2]) << 52) + (u128::from(d[3]) << 78);
-    let (v, carry) = low.overflowing_add(u128::from(d[4] & ((1 << 24) - 1)) << 104);
-    [v as u64, (v >> 64) as u64, (d[4] >> 24) + u64::from(carry)]
-}
-
-#[target_feature(enable = "avx2")]
-pub(super) fn splat(x: u64) -> __m256i {
-    _mm256_set1_epi64x(x as i64)
 }
 
 /// Limb i of four numbers, one per lane (lane 0 first).
@@ -251,35 +193,6 @@ fn load(group: &[u8], hibit: __m256i) -> Limbs {
         _mm256_and_si256(_mm256_srli_epi64::<14>(hi), m),
         _mm256_or_si256(_mm256_srli_epi64::<40>(hi), hibit),
     ]
-}
-
-/// One lazy carry step per lane: two interleaved chains.
-#[target_feature(enable = "avx2")]
-pub(super) fn carry(d: Limbs) -> Limbs {
-    let m = splat(M26);
-    let [mut d0, mut d1, mut d2, mut d3, mut d4] = d;
-    let mut c = _mm256_srli_epi64::<26>(d0);
-    d0 = _mm256_and_si256(d0, m);
-    d1 = _mm256_add_epi64(d1, c);
-    c = _mm256_srli_epi64::<26>(d3);
-    d3 = _mm256_and_si256(d3, m);
-    d4 = _mm256_add_epi64(d4, c);
-    c = _mm256_srli_epi64::<26>(d1);
-    d1 = _mm256_and_si256(d1, m);
-    d2 = _mm256_add_epi64(d2, c);
-    c = _mm256_srli_epi64::<26>(d4);
-    d4 = _mm256_and_si256(d4, m);
-    d0 = _mm256_add_epi64(d0, _mm256_add_epi64(c, _mm256_slli_epi64::<2>(c)));
-    c = _mm256_srli_epi64::<26>(d2);
-    d2 = _mm256_and_si256(d2, m);
-    d3 = _mm256_add_epi64(d3, c);
-    c = _mm256_srli_epi64::<26>(d0);
-    d0 = _mm256_and_si256(d0, m);
-    d1 = _mm256_add_epi64(d1, c);
-    c = _mm256_srli_epi64::<26>(d3);
-    d3 = _mm256_and_si256(d3, m);
-    d4 = _mm256_add_epi64(d4, c);
-    [d0, d1, d2, d3, d4]
 }
 
 /// h' for `blocks` (a non-empty multiple of 64 bytes) starting from `h`.
@@ -326,16 +239,10 @@ fn final_powers(p: &Powers, k: usize) -> (Limbs, [__m256i; 4]) {
     (rf, sf)
 }
 
-/// `r^k` broadcast to every lane, and its 5× multiples.
-#[target_feature(enable = "avx2")]
-fn broadcast(r: &[u64; 5]) -> (Limbs, [__m256i; 4]) {
-    (core::array::from_fn(|i| splat(r[i])), core::array::from_fn(|i| splat(5 * r[i + 1])))
-}
-
 /// One set of four lanes over `blocks` (a non-empty multiple of 64 bytes).
 #[target_feature(enable = "avx2")]
 fn one_set(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m256i) -> [u64; 3] {
-    let (r4, s4) = broadcast(&p.0[3]);
+    let (r4, s4) = broadcast::<5>(&p.0[3]);
     let mut chunks = blocks.chunks_exact(64);
     let mut a = load(chunks.next().expect("at least one group"), hib);
     add_h(&mut a, h);
@@ -416,6 +323,7 @@ fn two_sets(h: [u64; 3], blocks: &[u8], p: &Powers, hib: __m256i) -> [u64; 3] {
 
 #[cfg(test)]
 mod tests {
+    use super::super::x86_avx2_limbs::carry_scalar;
     use super::*;
 
     /// `x mod 2^130 - 5` for x < 2^192 given as three 64-bit words, as

@@ -64,8 +64,8 @@
 
 use core::arch::x86_64::*;
 
-use super::x86_avx2::{Powers, carry, limbs26, mul26, splat, to_radix64};
-use crate::avx2_mul::{Limbs26 as Limbs, hsum, mul32_at, products26 as mul};
+use super::x86_avx2_limbs::{carry, carry_scalar, limbs26, mul26, to_radix64};
+use crate::avx2_mul::{Limbs26 as Limbs, broadcast, hsum, mul32_at, products26 as mul, splat};
 use crate::cpu::Avx2;
 
 /// Runs at least this long take the table, shorter ones the lanes of
@@ -123,12 +123,12 @@ impl Drop for Table {
 
 impl Table {
     /// From a key's r^1 … r^8, written straight into its heap block.
-    pub(crate) fn new(token: Avx2, p: &Powers) -> Box<Self> {
+    pub(crate) fn new(token: Avx2, r: &[[u64; 5]; 8]) -> Box<Self> {
         let mut out = Box::<Table>::new_uninit();
         // SAFETY: `token` is an `Avx2`, which `crate::cpu` hands out only
         // after detecting AVX2 on this CPU; `out` is a live allocation for
         // one `Table`.
-        unsafe { build(token, p, out.as_mut_ptr()) };
+        unsafe { build(token, r, out.as_mut_ptr()) };
         // SAFETY: `build` wrote every row and constant (plain integers).
         unsafe { out.assume_init() }
     }
@@ -143,12 +143,6 @@ fn times_2_32(x: Limbs) -> Limbs {
     carry([wrapped, up(x[0]), up(x[1]), up(x[2]), up(x[3])])
 }
 
-/// `k` broadcast to every lane, and 5·k_1 … 5·k_4.
-#[target_feature(enable = "avx2")]
-fn broadcast(k: &[u64; 5]) -> (Limbs, [__m256i; 4]) {
-    (core::array::from_fn(|i| splat(k[i])), core::array::from_fn(|i| splat(5 * k[i + 1])))
-}
-
 /// Pair q's powers r^(32−2q) (lanes 0, 1) and r^(31−2q) (lanes 2, 3), pair
 /// 15's from r^2 and r^1 and the others from it: pair 14 steps by r^2, 13
 /// and 12 by r^4 (from 15 and 14), 11 … 8 by r^8 and 7 … 0 by r^16 (from
@@ -159,22 +153,21 @@ fn broadcast(k: &[u64; 5]) -> (Limbs, [__m256i; 4]) {
 /// # Safety
 /// AVX2 present; `out` valid for writing one `Table`.
 #[target_feature(enable = "avx2")]
-unsafe fn build(_proof: Avx2, p: &Powers, out: *mut Table) {
+unsafe fn build(_proof: Avx2, r: &[[u64; 5]; 8], out: *mut Table) {
     use zeroize::Zeroize;
-    let r = &p.0;
     let mut r16 = mul26(&r[7], &r[7]);
     let times = |x: &Limbs, (k, s): &(Limbs, [__m256i; 4])| carry(mul(x, k, s));
     let mut v: [Limbs; PAIRS] = [[_mm256_setzero_si256(); 5]; PAIRS];
     v[15] = core::array::from_fn(|i| _mm256_set_epi64x(r[0][i] as i64, r[0][i] as i64, r[1][i] as i64, r[1][i] as i64));
-    v[14] = times(&v[15], &broadcast(&r[1]));
-    let k4 = broadcast(&r[3]);
+    v[14] = times(&v[15], &broadcast::<5>(&r[1]));
+    let k4 = broadcast::<5>(&r[3]);
     v[13] = times(&v[15], &k4);
     v[12] = times(&v[14], &k4);
-    let k8 = broadcast(&r[7]);
+    let k8 = broadcast::<5>(&r[7]);
     for q in (8..12).rev() {
         v[q] = times(&v[q + 4], &k8);
     }
-    let k16 = broadcast(&r16);
+    let k16 = broadcast::<5>(&r16);
     for q in (0..8).rev() {
         v[q] = times(&v[q + 8], &k16);
     }
@@ -203,7 +196,7 @@ unsafe fn build(_proof: Avx2, p: &Powers, out: *mut Table) {
         // moved up one place times 2^6, limb 4 into limb 0 times 5·2^6
         let mut up = [320 * sum[4], sum[0] << 6, sum[1] << 6, sum[2] << 6, sum[3] << 6];
         // SAFETY: constant q of `*out`, 40 writable bytes.
-        unsafe { (&raw mut (*out).high_bits[q]).write(super::x86_avx2::carry_scalar(up)) };
+        unsafe { (&raw mut (*out).high_bits[q]).write(carry_scalar(up)) };
         sum.zeroize();
         up.zeroize();
     }
@@ -286,6 +279,12 @@ mod tests {
     const R_MAX: [u8; 16] =
         [0xff, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f];
 
+    /// r^1 … r^8 of a clamped r, as an `ExpandedKey` keeps them.
+    fn powers(r: &[u8; 16]) -> [[u64; 5]; 8] {
+        let [r0, r1] = [&r[..8], &r[8..]].map(|h| u64::from_le_bytes(h.try_into().unwrap()));
+        super::super::x86_avx2_limbs::powers_of_r(r0, r1)
+    }
+
     fn bytes(seed: u64, len: usize) -> Vec<u8> {
         use rand::{RngCore, SeedableRng};
         let mut b = vec![0u8; len];
@@ -314,8 +313,7 @@ mod tests {
         let hs = [[0, 0, 0], [u64::MAX, u64::MAX, 4], [0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210, 2]];
         let emulated = std::env::var_os("WEGMAN_EMULATED").is_some();
         for (ri, r) in [R_MAX, random, one].iter().enumerate() {
-            let st = super::super::x86_avx2::State::new(r, token);
-            let table = Table::new(token, &st.powers());
+            let table = Table::new(token, &powers(r));
             for fill in [Some(0xffu8), Some(0), None] {
                 let data = match fill {
                     Some(b) => vec![b; 3 * SPAN + SPAN - 32],
@@ -351,8 +349,7 @@ mod tests {
     #[test]
     fn dropping_a_table_zeroes_it() {
         let Some(token) = crate::cpu::Features::detect().avx2() else { return };
-        let st = super::super::x86_avx2::State::new(&R_MAX, token);
-        let table = *Table::new(token, &st.powers());
+        let table = *Table::new(token, &powers(&R_MAX));
         assert!(table.pairs.iter().all(|p| p.0.as_flattened().iter().any(|&x| x != 0)));
         assert!(table.high_bits.iter().all(|c| c.iter().any(|&x| x != 0)));
         let mut t = core::mem::MaybeUninit::new(table);
