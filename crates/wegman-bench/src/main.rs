@@ -20,7 +20,6 @@
 //! `measure.rs`, `workload.rs`, `report.rs`, `plot.rs`, `vectors.rs`.
 
 #![deny(unsafe_code)]
-#![warn(clippy::undocumented_unsafe_blocks)]
 
 mod batch;
 mod contender;

@@ -24,9 +24,6 @@
 //! `include/wegman.h` is checked against these exports by
 //! `tests/c_api.rs`.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-#![warn(missing_docs)]
-
 pub mod bernstein;
 pub mod cwc;
 pub mod cwc_parallel;

@@ -3,6 +3,8 @@
 //! Exit status (all commands): 0 success; 1 a tag did not verify or a listed
 //! file could not be read; 2 usage, I/O, key or malformed-input errors.
 
+#![forbid(unsafe_code)]
+
 mod alg_arg;
 mod backend;
 mod check;

@@ -4,6 +4,8 @@
 //! limbs, no constant-time care. The only borrowed primitive is AES, from the
 //! `aes` crate. Every fast path in `wegman` is tested against this crate.
 
+#![forbid(unsafe_code)]
+
 pub mod cwc;
 pub mod mmh;
 pub mod poly1305aes;

@@ -25,9 +25,13 @@ use std::time::{Duration, Instant};
 
 use wegman::cwc::CwcKey;
 
+/// The key every try uses (its first 16, 24 or 32 bytes).
 pub const KEY: [u8; 32] = [0x3c; 32];
+/// The nonce every try uses.
 pub const NONCE: [u8; 11] = [0x5e; 11];
+/// The associated data every try authenticates.
 pub const AAD: &[u8] = b"associated data, 27 bytes..";
+/// The tag length every try uses.
 pub const TAG_LEN: usize = 16;
 /// What the output holds before each try (neither plaintext nor zero).
 const SENTINEL: u8 = 0xa5;
@@ -41,8 +45,11 @@ pub type Decrypt = dyn Fn(usize, *const u8, usize, *mut u8) -> bool + Sync;
 /// What the tries came to.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Tally {
+    /// Decryptions tried.
     pub tries: usize,
+    /// Tries that returned success.
     pub accepted: usize,
+    /// Tries that returned failure.
     pub rejected: usize,
     /// Tries in which the writer flipped a byte before the decryption
     /// returned.
@@ -54,6 +61,7 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Tries that show the bug: wrong plaintext released or a rejection left unwiped.
     pub fn failures(&self) -> usize {
         self.wrong_plaintext + self.not_wiped
     }
@@ -63,10 +71,12 @@ impl Tally {
 pub struct Rng(u64);
 
 impl Rng {
+    /// A generator from `seed` (any value).
     pub fn new(seed: u64) -> Self {
         Rng(seed | 1)
     }
 
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;

@@ -8,5 +8,7 @@
 //! * [`leak_scan`] — does a text show any piece of a secret (the key-hygiene
 //!   tests of the core, the store and the command line)?
 
+#![forbid(unsafe_code)]
+
 pub mod concurrent_writer;
 pub mod leak_scan;

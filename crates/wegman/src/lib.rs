@@ -28,7 +28,6 @@
 // (`x86_*` files: `aes/`, each family's `backend/`) and `cwc/one_pass.rs` (raw pointers), each
 // allowed by name where it is declared.
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
 
 #[allow(unsafe_code)]
 mod aes;
