@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use zeroize::Zeroize;
 
 use super::NONCE_BYTES;
-use super::backend::soft;
+use super::backend::{canonical, mul};
 use super::cipher::{Ctr, counter_block};
 use super::hash::{absorb_padded, finish};
 use super::key::{CwcKey, Tag, check_len, check_tag_len, tag_eq};
@@ -54,9 +54,9 @@ fn run_ends(len: usize) -> Vec<usize> {
 fn kh_pow(kh: u128, n: u64) -> u128 {
     let mut acc = 1u128;
     for bit in (0..u64::BITS - n.leading_zeros()).rev() {
-        acc = soft::canonical(soft::mul(acc, acc));
+        acc = canonical(mul(acc, acc));
         if (n >> bit) & 1 == 1 {
-            acc = soft::canonical(soft::mul(acc, kh));
+            acc = canonical(mul(acc, kh));
         }
     }
     acc
@@ -112,7 +112,7 @@ fn hash_cut<E: Send>(
         Ok(r)
     })?;
     let kh = key.hash.kh();
-    let mut r = soft::canonical(absorb_padded(&key.hash, 0, aad));
+    let mut r = canonical(absorb_padded(&key.hash, 0, aad));
     let mut power: Option<(u64, u128)> = None;
     for (i, rj) in rs.iter().enumerate() {
         let chunks = (ends[i] - run_start(ends, i)).div_ceil(12) as u64;
@@ -122,13 +122,13 @@ fn hash_cut<E: Send>(
         };
         power = Some((chunks, p));
         // Both canonical: the sum is below 2^128.
-        r = soft::canonical(soft::mul(r, p)) + soft::canonical(*rj);
+        r = canonical(mul(r, p)) + canonical(*rj);
     }
     if let Some((_, mut p)) = power {
         p.zeroize();
     }
     rs.zeroize();
-    Ok(soft::canonical(r))
+    Ok(canonical(r))
 }
 
 /// [`hash_runs`] from `input` (each byte read once) into `output`, whose
@@ -387,7 +387,7 @@ mod tests {
         let mut want = 1u128;
         for n in 0..70u64 {
             assert_eq!(kh_pow(kh, n), want, "n = {n}");
-            want = soft::canonical(soft::mul(want, kh));
+            want = canonical(mul(want, kh));
         }
     }
 }

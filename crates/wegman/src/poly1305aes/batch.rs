@@ -19,7 +19,7 @@
 
 use zeroize::Zeroize;
 
-use super::backend::soft::short_tag;
+use super::backend::short_tag;
 use super::backend::{Dispatch, Precomputed, State, lanes8_name, tags8};
 use super::key::{Key, NONCE_BYTES, TAG_BYTES};
 use super::poly1305::whole_message;

@@ -95,7 +95,7 @@ pub(crate) fn r44(r: &[u8; 16]) -> [u64; 3] {
 #[inline]
 pub(crate) fn canonical(l: &[u64; 3]) -> [u64; 3] {
     let h = to_h64(l);
-    super::backend::soft::reduce(h[0], h[1], h[2])
+    super::backend::reduce(h[0], h[1], h[2])
 }
 
 /// a − b mod 2^130 − 5: a + (p − b), b fully reduced first (no branch).
@@ -178,12 +178,12 @@ mod tests {
         let p = p();
         for h in [[0, 0, 0], P64, [P64[0] - 1, P64[1], 3], [P64[0] + 4, P64[1], 3], [u64::MAX, u64::MAX, 4], [7, 9, 4]]
         {
-            let r = crate::poly1305aes::backend::soft::reduce(h[0], h[1], h[2]);
+            let r = crate::poly1305aes::backend::reduce(h[0], h[1], h[2]);
             assert_eq!(big64(&r), big64(&h) % &p, "{h:?}");
         }
         for a in randoms(300) {
             let h = to_h64(&a);
-            let r = crate::poly1305aes::backend::soft::reduce(h[0], h[1], h[2]);
+            let r = crate::poly1305aes::backend::reduce(h[0], h[1], h[2]);
             assert_eq!(big64(&r), big64(&h) % &p);
         }
     }

@@ -51,7 +51,7 @@ use std::num::NonZeroUsize;
 
 use zeroize::{Zeroize, Zeroizing};
 
-use super::backend::{Dispatch, Precomputed, State, soft};
+use super::backend::{Dispatch, Precomputed, State, finalize};
 use super::field::{add44, canonical, eq44, from_h64, limbs44, mul44, pow44, r44, sub44, to_h64};
 use super::key::{Key, NONCE_BYTES, TAG_BYTES};
 use super::mac::one_shot_pad;
@@ -445,7 +445,7 @@ impl Incremental {
         }
         let mut h64 = to_h64(&h);
         let mut s = one_shot_pad(&self.key, nonce, self.features);
-        let tag = soft::finalize(h64[0], h64[1], h64[2], &s);
+        let tag = finalize(h64[0], h64[1], h64[2], &s);
         h.zeroize();
         h64.zeroize();
         s.zeroize();

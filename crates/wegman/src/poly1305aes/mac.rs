@@ -111,7 +111,7 @@ impl ExpandedKey {
         let ends = parallel::run_ends(len);
         let mut h = parallel::h_runs_from(&self.poly, &self.pre, &self.r, &ends, threads, fill)?;
         let mut s = aes_pad(&self.cipher, nonce);
-        let tag = super::backend::soft::finalize(h[0], h[1], h[2], &s);
+        let tag = super::backend::finalize(h[0], h[1], h[2], &s);
         s.zeroize();
         h.zeroize();
         Ok(tag)
@@ -230,7 +230,7 @@ pub fn authenticate(key: &Key, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> [u8
         // One block at most: h = c * r straight from the bytes (no backend
         // state to build and wipe); the same arithmetic as the portable
         // backend's, which every backend runs below its vector threshold.
-        super::backend::soft::short_tag(key.r(), &s, message)
+        super::backend::short_tag(key.r(), &s, message)
     } else {
         whole_message(State::select(key.r(), features), &s, message, &Precomputed::None)
     };

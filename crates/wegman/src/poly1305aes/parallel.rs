@@ -16,7 +16,7 @@ use std::num::NonZeroUsize;
 
 use zeroize::Zeroize;
 
-use super::backend::soft;
+use super::backend::finalize;
 use super::backend::{Dispatch, Precomputed, State};
 use super::field::{add44, from_h64, mul44, pow44, r44, to_h64};
 use super::poly1305::absorb_last;
@@ -72,7 +72,7 @@ pub(crate) fn tag_runs(
     threads: usize,
 ) -> [u8; 16] {
     let mut h = h_runs(start, pre, r, message, ends, threads);
-    let tag = soft::finalize(h[0], h[1], h[2], s);
+    let tag = finalize(h[0], h[1], h[2], s);
     h.zeroize();
     tag
 }

@@ -18,7 +18,7 @@
 //! CWC-CTR's keystream for long runs of whole blocks comes from the AES
 //! layer (`crate::aes`: AES-NI, VAES-256 or VAES-512; `cipher.rs` asks it).
 
-pub(crate) mod soft;
+mod soft;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86_avx2;
@@ -207,7 +207,10 @@ impl HashKey {
     }
 }
 
-pub(crate) use soft::canonical;
+/// Arithmetic modulo 2^127 − 1 outside the hot loop (combining the parts
+/// of a parallel hash, the final reduction): the same portable code on
+/// every CPU, a handful of multiplies per message.
+pub(crate) use soft::{canonical, mul};
 
 #[cfg(test)]
 mod tests {

@@ -23,7 +23,7 @@
 //! the shared one-instruction AVX2 multiply, `avx2_mul.rs`).
 
 mod float64;
-pub(crate) mod soft;
+mod soft;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86_avx2;
@@ -197,6 +197,12 @@ impl State {
         }
     }
 }
+
+/// The final reduction and pad (`finalize`, `reduce`: the same on every CPU,
+/// as every leaf hands h back in 64-bit limbs) and the tag of a message of
+/// at most 16 bytes (`short_tag`: one multiply, no lanes to fill, so the
+/// portable code on every CPU).
+pub(crate) use soft::{finalize, reduce, short_tag};
 
 /// The tags of eight messages of one length under eight keys (r, pad),
 /// their polynomials in the eight lanes of the best backend `features`
