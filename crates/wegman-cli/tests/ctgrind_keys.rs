@@ -12,7 +12,7 @@
 //! required: without it these tests fail, unless `WEGMAN_SKIP_VALGRIND=1`
 //! is set, which skips them with a message. `VALGRIND` overrides the tool.
 //! Each run prints memcheck's report as one line (`wegman_ctgrind::report`),
-//! which `scripts/ctgrind` collects into its table.
+//! which `tools/ctgrind` collects into its table.
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
 use std::path::{Path, PathBuf};
@@ -49,7 +49,7 @@ fn harness() -> &'static Path {
 }
 
 /// Run the example under memcheck with `args`; prints memcheck's report
-/// line (for `scripts/ctgrind`) as `label`.
+/// line (for `tools/ctgrind`) as `label`.
 fn memcheck(args: &[&str], label: &str) -> Run {
     let supp = crate_dir().join("tests/ctgrind_keys.supp");
     let run = memcheck::run(harness(), args, &[supp.as_path()]);

@@ -452,7 +452,7 @@ fn a_temporary_file_of_a_dead_writer_is_cleaned_up() {
     assert!(live_tmp.exists(), "a live writer's temporary file was removed");
 }
 
-// The tests below kill mutants that `scripts/mutants nonce` found surviving
+// The tests below kill mutants that `tools/mutants nonce` found surviving
 // (issue 20; docs/security.md, "Mutation testing"): each checks an output
 // no test above looked at.
 

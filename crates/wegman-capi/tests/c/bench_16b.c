@@ -8,7 +8,7 @@
  *   cc -O2 bench_16b.c $(pkg-config --cflags --libs wegman) -lsodium
  *   ./a.out [ROUNDS]
  *
- * Run by scripts/capi-16b. */
+ * Run by tools/capi-16b. */
 #include <poly1305aes.h>
 #include <sodium.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 //! blocks of VAES-256 counter mode, each alone and both in one loop (the
 //! core's out-of-order window overlaps them there: if the two used different
 //! execution ports, the loop would cost less than the sum). Built and run by
-//! `scripts/port-probe/run`; x86-64 with AVX2, AES-NI, VAES and BMI2 only.
+//! `tools/port-probe/run`; x86-64 with AVX2, AES-NI, VAES and BMI2 only.
 //! Figures are TSC ticks and core cycles (from a chain of dependent register
 //! adds); the best of seven runs of each loop.
 //!
