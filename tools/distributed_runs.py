@@ -1,4 +1,4 @@
-"""wegman.distributed at scale on this machine (issue 23), on a LocalCluster
+"""wegman.distributed at scale on this machine, on a LocalCluster
 of 2 worker processes with one thread each:
 
   kill  RUNS FILES [--control]   RUNS tag runs of FILES files (0 B - 1 MiB,

@@ -1,10 +1,10 @@
 //! Constant-time check of the command line's key parsing under valgrind's
-//! memcheck (issue 9, finding 10): `examples/ctgrind_keys.rs` marks the hex
+//! memcheck (the security review's finding 10): `examples/ctgrind_keys.rs` marks the hex
 //! digits of key files and `--key-hex` keys undefined and parses them with
 //! the CLI's own `keyfile`/`hex` code (wegman-store's); memcheck must report nothing but
 //! the two public-by-design verdicts suppressed in `tests/ctgrind_keys.supp`
 //! (both of which must be used). `--leaky` runs the decoder of wegman
-//! before issue 9, which memcheck must report: a negative control, and the
+//! before the security review, which memcheck must report: a negative control, and the
 //! proof that this test fails on that code.
 //!
 //! The example is built in release mode with line tables (so memcheck can

@@ -88,7 +88,7 @@ fn every_backend_long_messages_and_streaming() {
 
 #[test]
 fn every_aad_length_0_to_300_against_messages_around_chunk_and_block_boundaries() {
-    // Issue 11's grid: associated data of every length 0..=300 (the hash's
+    // A grid: associated data of every length 0..=300 (the hash's
     // first part, padded to 12 bytes) against messages around 12, 48 and 64
     // bytes and the short-decrypt and lane thresholds; encrypt against the
     // reference, decrypt back (the short path below 496 bytes), and a
