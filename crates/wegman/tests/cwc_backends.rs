@@ -123,8 +123,9 @@ fn every_aad_length_0_to_300_against_messages_around_chunk_and_block_boundaries(
 #[test]
 fn long_messages_around_6_kib_multiples_and_forgeries_of_each_part() {
     // Lengths around one, two and three 6 KiB steps (where a one-pass
-    // encrypt-and-hash would cut; docs/performance.md has that trial), with
-    // AAD that is and is not a multiple of 12 and every tag length: equal to
+    // encrypt-and-hash would cut; that trial is in the git history of
+    // docs/performance.md: `git log -p docs/performance.md`), with AAD that
+    // is and is not a multiple of 12 and every tag length: equal to
     // the reference in both encrypt calls, decrypted back; a flipped bit in
     // the tag, the ciphertext's first or last byte or the AAD is refused.
     const STEP: usize = 6144;
