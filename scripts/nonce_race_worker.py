@@ -1,4 +1,4 @@
-"""The Python side of scripts/nonce-race (issue 20): one run of Python
+"""The Python side of scripts/nonce-race: one run of Python
 workers taking nonces from a key's store while `wegman tag` runs take them
 from the same store, and the harness removes lock files and stops and kills
 processes around them.

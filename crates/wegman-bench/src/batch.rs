@@ -1,4 +1,4 @@
-//! The multi-key batch (issue 10): `authenticate_many` on 1000 items of 16
+//! The multi-key batch: `authenticate_many` on 1000 items of 16
 //! bytes under 1000 distinct keys, against 1000 calls of `authenticate` on
 //! the same items. Both are timed whole with the TSC, interleaved rep by
 //! rep, and reported as median ticks per item; their tags are checked equal

@@ -1,6 +1,6 @@
 //! `wegman_cwc_decrypt_detached`, `wegman_cwc_decrypt` and (from 8 MiB, on
 //! two threads, two passes) `wegman_cwc_decrypt_parallel` while another
-//! thread writes the ciphertext and tag (issue 20 item 3): each success
+//! thread writes the ciphertext and tag: each success
 //! must have written the original plaintext, each failure a zeroed output.
 //! The harness (shared with the Rust API's test) is
 //! `wegman_testkit::concurrent_writer`.

@@ -26,7 +26,7 @@
 //! program is compiled with `-std=c11 -Wall -Wextra -Werror -g -O1`.
 //!
 //! Each run prints memcheck's report as one line (`wegman_ctgrind::report`),
-//! which `scripts/ctgrind` collects into its table.
+//! which `tools/ctgrind` collects into its table.
 //!
 //! Valgrind is required: without it these tests fail, unless
 //! `WEGMAN_SKIP_VALGRIND=1` is set, which skips them (with a message).
@@ -72,7 +72,7 @@ fn ctgrind_exe() -> &'static PathBuf {
 }
 
 /// Run the C program under memcheck with `args`; prints memcheck's report
-/// line (for `scripts/ctgrind`) as `label`.
+/// line (for `tools/ctgrind`) as `label`.
 fn memcheck(args: &[&str], label: &str) -> Run {
     let supp = crate_dir().join("tests/ctgrind.supp");
     let run = memcheck::run(ctgrind_exe(), args, &[supp.as_path()]);

@@ -15,7 +15,7 @@
 //! Each decoded key is checked to still carry undefined bits before it is
 //! declassified and compared with the expected bytes.
 //!
-//! `--leaky` runs the decoder wegman used before issue 9 (`u8::from_str_radix`
+//! `--leaky` runs the decoder wegman used before the security review (`u8::from_str_radix`
 //! on each pair of digits, after an `is_ascii_hexdigit` check), which must
 //! be reported: the negative control.
 //!
@@ -28,7 +28,7 @@ use std::process::ExitCode;
 use wegman_ctgrind::client::{carries_undefined_bits, classify, declassify, running_on_valgrind};
 use wegman_store::{hex, keyfile};
 
-/// The decoder of wegman before issue 9, for the negative control.
+/// The decoder of wegman before the security review, for the negative control.
 #[inline(never)]
 fn leaky_decode(s: &str) -> Option<Vec<u8>> {
     if !s.len().is_multiple_of(2) || !s.bytes().all(|c| c.is_ascii_hexdigit()) {

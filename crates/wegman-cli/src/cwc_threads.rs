@@ -1,4 +1,4 @@
-//! `seal` and `open` of a large regular file on several threads (issue 22):
+//! `seal` and `open` of a large regular file on several threads:
 //! the threads read the input with `pread` and write the staged output with
 //! `pwrite`, each 192 KiB at a time, through the core's
 //! `CwcKey::encrypt_parallel_from` / `decrypt_parallel_from`. The output is

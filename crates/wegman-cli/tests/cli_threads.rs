@@ -1,4 +1,4 @@
-//! Large files read by several threads (`--threads`, issue 22): the same
+//! Large files read by several threads (`--threads`): the same
 //! tag from every thread count and from standard input, equal to the
 //! library's; a `tag` manifest made on several threads passes `check`
 //! (which reads each file on one thread).

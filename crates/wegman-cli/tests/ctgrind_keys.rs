@@ -1,10 +1,10 @@
 //! Constant-time check of the command line's key parsing under valgrind's
-//! memcheck (issue 9, finding 10): `examples/ctgrind_keys.rs` marks the hex
+//! memcheck (the security review's finding 10): `examples/ctgrind_keys.rs` marks the hex
 //! digits of key files and `--key-hex` keys undefined and parses them with
 //! the CLI's own `keyfile`/`hex` code (wegman-store's); memcheck must report nothing but
 //! the two public-by-design verdicts suppressed in `tests/ctgrind_keys.supp`
 //! (both of which must be used). `--leaky` runs the decoder of wegman
-//! before issue 9, which memcheck must report: a negative control, and the
+//! before the security review, which memcheck must report: a negative control, and the
 //! proof that this test fails on that code.
 //!
 //! The example is built in release mode with line tables (so memcheck can
@@ -12,7 +12,7 @@
 //! required: without it these tests fail, unless `WEGMAN_SKIP_VALGRIND=1`
 //! is set, which skips them with a message. `VALGRIND` overrides the tool.
 //! Each run prints memcheck's report as one line (`wegman_ctgrind::report`),
-//! which `scripts/ctgrind` collects into its table.
+//! which `tools/ctgrind` collects into its table.
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
 use std::path::{Path, PathBuf};
@@ -49,7 +49,7 @@ fn harness() -> &'static Path {
 }
 
 /// Run the example under memcheck with `args`; prints memcheck's report
-/// line (for `scripts/ctgrind`) as `label`.
+/// line (for `tools/ctgrind`) as `label`.
 fn memcheck(args: &[&str], label: &str) -> Run {
     let supp = crate_dir().join("tests/ctgrind_keys.supp");
     let run = memcheck::run(harness(), args, &[supp.as_path()]);

@@ -1,4 +1,4 @@
-//! The command under a hostile environment (issue 20's minor items): a closed
+//! The command under a hostile environment: a closed
 //! standard output, an untrusted manifest naming a FIFO or a device or
 //! holding a huge line, names with terminal escape codes, core dumps.
 

@@ -23,7 +23,7 @@
 //!   refuses with a message; refusals are counted and reported (none so far).
 //!
 //! `cargo test` runs a subset (EIO and ENOSPC, reserves 1, 3 and 1024: 164
-//! faulted runs); `WEGMAN_FAULT_CAMPAIGN=full` (what `scripts/nonce-faults`
+//! faulted runs); `WEGMAN_FAULT_CAMPAIGN=full` (what `tools/nonce-faults`
 //! sets) adds EDQUOT and EROFS and reserves 2 and 5: 488. The same harness
 //! catches the deliberately broken store of `nonce_kill.rs`.
 

@@ -7,7 +7,7 @@
 //! and must catch it.
 //!
 //! `cargo test` kills 200 times; `WEGMAN_NONCE_KILLS=1000` (what
-//! `scripts/nonce-faults` sets) asks for more.
+//! `tools/nonce-faults` sets) asks for more.
 
 use std::collections::HashMap;
 use std::io::Read;

@@ -1,4 +1,4 @@
-//! Regression tests for the security review of issue 9: each test replays
+//! Regression tests for wegman's security review: each test replays
 //! one attack or careless use through the `wegman` binary and fails on the
 //! code the review found it in. The finding's number is in the test's name.
 

@@ -7,7 +7,7 @@
 //! * [`memcheck`]: running a program under memcheck the project's way;
 //! * [`matrix`]: the builds of the Rust API harness (`src/main.rs`) at
 //!   opt-levels 1, 2 and 3, clean and with wegman's leaky control, and what
-//!   each must show; `scripts/ctgrind` and `tests/ctgrind.rs` run them.
+//!   each must show; `tools/ctgrind` and `tests/ctgrind.rs` run them.
 //!
 //! Used by the harness here, the command line's key-parsing harness
 //! (`crates/wegman-cli/examples/ctgrind_keys.rs`) and the ctgrind tests of

@@ -1,5 +1,5 @@
 //! Constant-time harness over wegman's Rust API, run under valgrind's
-//! memcheck (`scripts/ctgrind`, `tests/ctgrind.rs`); refuses to run
+//! memcheck (`tools/ctgrind`, `tests/ctgrind.rs`); refuses to run
 //! elsewhere, where it would check nothing.
 //!
 //! Every secret-handling entry point is called twice per input, with the
@@ -561,13 +561,11 @@ fn cwc_key(h: &mut Harness, pass: &Pass, ck: &CwcKey, case: &CwcCase, m: &[u8], 
 
 fn main() -> std::process::ExitCode {
     let Some(quick) = wegman_ctgrind::quick_option() else {
-        eprintln!("usage: ctgrind [--quick]   (under valgrind --tool=memcheck; see scripts/ctgrind)");
+        eprintln!("usage: ctgrind [--quick]   (under valgrind --tool=memcheck; see tools/ctgrind)");
         return std::process::ExitCode::from(3);
     };
     if !client::running_on_valgrind() {
-        eprintln!(
-            "ctgrind: must run under valgrind --tool=memcheck (nothing is checked otherwise); see scripts/ctgrind"
-        );
+        eprintln!("ctgrind: must run under valgrind --tool=memcheck (nothing is checked otherwise); see tools/ctgrind");
         return std::process::ExitCode::from(3);
     }
     let levels = Features::detect().every_level();

@@ -37,7 +37,7 @@ pub struct Build {
 }
 
 impl Build {
-    /// Every build `scripts/ctgrind` runs: opt-levels 1 to 3 and the
+    /// Every build `tools/ctgrind` runs: opt-levels 1 to 3 and the
     /// forced-portable build at 3, each clean and leaky.
     pub fn all() -> Vec<Build> {
         let mut out = Vec::new();

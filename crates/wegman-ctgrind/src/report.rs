@@ -5,7 +5,7 @@
 //!
 //! A [`Report`] also travels as one tab-separated line ([`Report::line`],
 //! [`Report::from_line`]): the ctgrind tests of wegman-capi and wegman-cli
-//! print theirs, and `scripts/ctgrind` collects them into its table.
+//! print theirs, and `tools/ctgrind` collects them into its table.
 
 /// The start of a [`Report::line`].
 pub const LINE_TAG: &str = "ctgrind-report";

@@ -2,7 +2,7 @@
 //! release build at opt-level 3 must show 0 errors (with the CWC verdict's
 //! one suppression used), and the same build with wegman's leaky control
 //! (`--cfg wegman_ctgrind_leak`) must be flagged in `wegman::ct::ctgrind_leak`,
-//! in every family and backend level, and nowhere else. `scripts/ctgrind`
+//! in every family and backend level, and nowhere else. `tools/ctgrind`
 //! runs these and the other builds (opt-levels 1 and 2, forced portable).
 //!
 //! Each build goes to its own directory under `target/ctgrind/` (shared with

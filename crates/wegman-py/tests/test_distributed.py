@@ -2,7 +2,7 @@
 `wegman check` accepts, verdicts equal to `wegman check`'s, and no nonce
 used twice when a worker is killed mid-run -- with the negative control
 (the lease in the task's arguments) showing the audit catches reuse.
-scripts/distributed-kill runs the kill test many times on more files."""
+tools/distributed-kill runs the kill test many times on more files."""
 
 import os
 import pathlib

@@ -130,8 +130,8 @@ def test_store_errors(tmp_path: pathlib.Path) -> None:
             s2.tag_files([str(tmp_path / "does-not-exist")])
 
 
-# A store opened in the parent, inherited by forked workers (issue 20,
-# item 2): module-level, so that multiprocessing's fork context runs it.
+# A store opened in the parent, inherited by forked workers:
+# module-level, so that multiprocessing's fork context runs it.
 _INHERITED: "List[wegman.NonceStore]" = []
 
 

@@ -1,4 +1,4 @@
-"""Poly1305-AES on several threads (`threads=`) and `Incremental` (issue 22):
+"""Poly1305-AES on several threads (`threads=`) and `Incremental`:
 the same tags as the one-thread calls, against the core's Rust tests of the
 same against the reference."""
 

@@ -93,7 +93,7 @@ def test_threads_share_one_expanded_key() -> None:
 
 
 def test_cwc_decrypt_of_a_buffer_another_thread_writes() -> None:
-    """Issue 20 item 3: decrypt reads each ciphertext byte once. A thread
+    """Decrypt reads each ciphertext byte once. A thread
     flips bytes of the bytearray (and flips them back) while decryption runs
     with the GIL released: each call must return the original plaintext or
     raise InvalidTag, never other plaintext."""

@@ -1,6 +1,6 @@
 //! THE OLD NONCE STORE, kept only for negative controls (see `lib.rs`):
 //! with the lock file removed, two writers share the fixed temporary name
-//! `KEY.nonce.tmp` and can install each other's state (issue 20). Never
+//! `KEY.nonce.tmp` and can install each other's state. Never
 //! compiled in a normal build; the store is `nonce/`.
 //!
 //! The §3 nonce discipline: a "safe nonce" stored on disk beside the key.

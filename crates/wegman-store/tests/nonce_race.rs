@@ -184,7 +184,7 @@ fn read_nonces(dir: &Path, prefix: &str) -> Vec<u128> {
 #[cfg(unix)]
 #[test]
 fn forked_children_never_hand_out_the_parents_nonces() {
-    // Issue 20, item 2: a store opened, a nonce taken, then fork (as
+    // A store opened, a nonce taken, then fork (as
     // Python's multiprocessing does). Runs in a child process of its own so
     // that the fork happens with one thread.
     let Some(dir) = std::env::var_os("WEGMAN_FORK_DIR") else {

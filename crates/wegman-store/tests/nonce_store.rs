@@ -279,7 +279,7 @@ fn take(store: &mut NonceStore, n: usize, seen: &mut HashSet<[u8; 16]>) {
 
 #[test]
 fn a_removed_lock_file_cannot_make_a_nonce_repeat() {
-    // Issue 9, finding 1, and issue 20, item 1: A holds the lock, the lock
+    // The security review's finding 1: A holds the lock, the lock
     // file is deleted, B (here: a writer that takes no lock at all) takes
     // nonces meanwhile. Uniqueness does not depend on the lock.
     let dir = tempfile::tempdir().unwrap();
@@ -325,7 +325,7 @@ fn close_never_moves_the_safe_nonce_backwards() {
 
 #[test]
 fn a_state_of_another_key_is_refused() {
-    // Issue 9, finding 2: `mv a.key b.key` onto a leftover b.key.nonce.
+    // The security review's finding 2: `mv a.key b.key` onto a leftover b.key.nonce.
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
     let b = KeyBinding::derive("poly1305aes", &[0xbb; 32]);
@@ -357,7 +357,7 @@ fn an_unbound_v1_state_is_refused_until_adopted() {
 #[cfg(unix)]
 #[test]
 fn state_lock_and_temp_files_are_private_whatever_the_umask() {
-    // Issue 9, finding 8. The umask is process-wide, so this runs in a child.
+    // The security review's finding 8. The umask is process-wide, so this runs in a child.
     use std::os::unix::fs::PermissionsExt;
     if std::env::var_os("WEGMAN_UMASK_CHILD").is_none() {
         let dir = tempfile::tempdir().unwrap();
@@ -452,8 +452,8 @@ fn a_temporary_file_of_a_dead_writer_is_cleaned_up() {
     assert!(live_tmp.exists(), "a live writer's temporary file was removed");
 }
 
-// The tests below kill mutants that `scripts/mutants nonce` found surviving
-// (issue 20; docs/security.md, "Mutation testing"): each checks an output
+// The tests below kill mutants that `tools/mutants nonce` found surviving
+// (docs/security.md, "Mutation testing"): each checks an output
 // no test above looked at.
 
 #[test]

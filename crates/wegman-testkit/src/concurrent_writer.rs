@@ -1,4 +1,4 @@
-//! The concurrent-writer harness (issue 20 item 3): one thread decrypts a
+//! The concurrent-writer harness: one thread decrypts a
 //! CWC-AES message while another flips bytes of its ciphertext and tag at
 //! random moments, as another process can in shared memory or a shared
 //! mmap of a file. Used by the core's `tests/cwc_concurrent_writer.rs` (the

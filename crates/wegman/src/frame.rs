@@ -7,7 +7,7 @@
 //! Zen 3 that made Poly1305's AVX2 loop 1.3–2.3× slower at random stack
 //! depths: one-shot `authenticate` on 1 MiB called under frames padded in
 //! 64-byte steps ran 0.40–0.70 ticks/byte at 1–3 of 64 depths in each of four
-//! processes, 0.30 elsewhere (issue 21: the Python worker-thread and
+//! processes, 0.30 elsewhere (the cause of the Python worker-thread and
 //! per-process `ExpandedKey` slowdowns). A live 64-byte-aligned local makes
 //! LLVM realign the frame (`and rsp, -64`) and put the spill slots on their
 //! natural alignment (aligned moves): the same scan then showed no slow depth.

@@ -1,4 +1,4 @@
-//! The threads behind every family's parallel calls (issue 22): a message
+//! The threads behind every family's parallel calls: a message
 //! cut into runs, the runs taken in turn by `std::thread::scope` threads
 //! started for the call, each run's result kept by its index.
 //!

@@ -88,7 +88,7 @@ fn every_backend_long_messages_and_streaming() {
 
 #[test]
 fn every_aad_length_0_to_300_against_messages_around_chunk_and_block_boundaries() {
-    // Issue 11's grid: associated data of every length 0..=300 (the hash's
+    // A grid: associated data of every length 0..=300 (the hash's
     // first part, padded to 12 bytes) against messages around 12, 48 and 64
     // bytes and the short-decrypt and lane thresholds; encrypt against the
     // reference, decrypt back (the short path below 496 bytes), and a
@@ -123,8 +123,9 @@ fn every_aad_length_0_to_300_against_messages_around_chunk_and_block_boundaries(
 #[test]
 fn long_messages_around_6_kib_multiples_and_forgeries_of_each_part() {
     // Lengths around one, two and three 6 KiB steps (where a one-pass
-    // encrypt-and-hash would cut; docs/performance.md has that trial), with
-    // AAD that is and is not a multiple of 12 and every tag length: equal to
+    // encrypt-and-hash would cut; that trial is in the git history of
+    // docs/performance.md: `git log -p docs/performance.md`), with AAD that
+    // is and is not a multiple of 12 and every tag length: equal to
     // the reference in both encrypt calls, decrypted back; a flipped bit in
     // the tag, the ciphertext's first or last byte or the AAD is refused.
     const STEP: usize = 6144;

@@ -1,5 +1,5 @@
-//! CWC-AES decryption while another thread writes the ciphertext (issue 20
-//! item 3), through the Rust API's raw-pointer entry: RustCrypto's
+//! CWC-AES decryption while another thread writes the ciphertext,
+//! through the Rust API's raw-pointer entry: RustCrypto's
 //! `decrypt_inout_detached` on an `InOutBuf::from_raw` (a `&[u8]` that
 //! changes under the reader would be undefined behaviour in Rust, so the
 //! buffer is handed over as pointers, as an mmap's would be). The harness

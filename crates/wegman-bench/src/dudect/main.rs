@@ -11,7 +11,7 @@
 //!
 //! Timings are TSC ticks (`lfence; rdtsc; lfence`) around each call, so
 //! this is a program to run on a machine as quiet as you can get, not a
-//! unit test: `scripts/dudect` runs it; CI runs `--smoke` (few timings, no
+//! unit test: `tools/dudect` runs it; CI runs `--smoke` (few timings, no
 //! verdict).
 
 use std::process::ExitCode;

@@ -1,14 +1,15 @@
-/* 16-byte messages under 1000 keys through Bernstein's C API (issue 21,
- * T2): poly1305aes_authenticate with 1000 keys, nonces and messages cycled
- * in a shuffled order, timed with rdtsc over batches of 1000 calls; prints
- * the median and the quartiles of the ticks per call over ROUNDS batches.
+/* 16-byte messages under 1000 keys through Bernstein's C API (target:
+ * <= 100 ticks a call): poly1305aes_authenticate with 1000 keys, nonces
+ * and messages cycled in a shuffled order, timed with rdtsc over batches
+ * of 1000 calls; prints the median and the quartiles of the ticks per
+ * call over ROUNDS batches.
  * Beside it, libsodium's crypto_onetimeauth_poly1305 on the same keys and
  * messages (Poly1305 alone, no AES: it does less work) as a reference.
  *
  *   cc -O2 bench_16b.c $(pkg-config --cflags --libs wegman) -lsodium
  *   ./a.out [ROUNDS]
  *
- * Run by scripts/capi-16b. */
+ * Run by tools/capi-16b. */
 #include <poly1305aes.h>
 #include <sodium.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-//! `scripts/ctgrind [--quick]`: every constant-time harness of the project
+//! `tools/ctgrind [--quick]`: every constant-time harness of the project
 //! under valgrind's memcheck, in every build the evidence claims, and one
 //! table of what memcheck said.
 //!
@@ -156,14 +156,14 @@ fn print_table(rows: &[Row]) {
 
 fn main() -> ExitCode {
     let Some(quick) = wegman_ctgrind::quick_option() else {
-        eprintln!("usage: scripts/ctgrind [--quick]");
+        eprintln!("usage: tools/ctgrind [--quick]");
         return ExitCode::from(2);
     };
     let start = Instant::now();
     let version = match Command::new(memcheck::valgrind()).arg("--version").output() {
         Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_owned(),
         _ => {
-            eprintln!("scripts/ctgrind: valgrind is required (apt-get install valgrind, or set VALGRIND)");
+            eprintln!("tools/ctgrind: valgrind is required (apt-get install valgrind, or set VALGRIND)");
             return ExitCode::from(2);
         }
     };

@@ -10,7 +10,7 @@
 //! shared mmap of a file), a success has written the decryption of exactly
 //! the bytes whose tag verified, and a failure leaves zeros. Decrypting
 //! with two reads (verify, then decrypt) let a byte changed between them be
-//! decrypted as changed under a tag that had verified (issue 20 item 3).
+//! decrypted as changed under a tag that had verified.
 //!
 //! The output is never read, only written: another thread may write it too.
 //! The last chunk is held back until the verdict, so a message of at most

@@ -1,4 +1,4 @@
-//! CWC-AES of one long message on several threads (issue 22).
+//! CWC-AES of one long message on several threads.
 //!
 //! Both halves split: CWC-CTR is a counter mode, so a run starting at block
 //! b takes the keystream from counter b + 1; CWC-HASH is a polynomial in Kh

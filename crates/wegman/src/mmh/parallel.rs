@@ -1,4 +1,4 @@
-//! An MMH/NMH tag of one long message on several threads (issue 22).
+//! An MMH/NMH tag of one long message on several threads.
 //!
 //! Level 0 of the tree (spec §3) hashes each block of the message on its
 //! own: runs of whole blocks are hashed by the threads (`crate::parallel`)

@@ -68,7 +68,7 @@ pub(crate) const PRECOMPUTED_MIN_BYTES: usize = 256;
 /// computed is 4 % faster at 512 bytes (430 against 451 ticks), 14 % at
 /// 640, 27 % at 960, and 10 % slower at 448. It was 1024, measured on
 /// Zen 4, which left 700–1023 bytes to the scalar code here, behind
-/// OpenSSL's AVX2 code (issue 21, T2).
+/// OpenSSL's AVX2 code.
 pub(crate) const LAZY_MIN_BYTES: usize = 512;
 
 /// r^1 … r^8 in radix-2^26 limbs: an `ExpandedKey`'s precomputation; and,

@@ -1,11 +1,11 @@
-//! What limits CWC-ENC on an AVX2 core (issue 21, T1): the issue rate of the
+//! What limits CWC-ENC on an AVX2 core: the issue rate of the
 //! vector instructions CWC-HASH and counter mode are made of, and of `mulx`
 //! (a scalar lane's multiply), alone and mixed; and one CWC-HASH group pair
 //! (the AVX2 leaf's instruction mix, as compiled on 2026-11-27) and six
 //! blocks of VAES-256 counter mode, each alone and both in one loop (the
 //! core's out-of-order window overlaps them there: if the two used different
 //! execution ports, the loop would cost less than the sum). Built and run by
-//! `scripts/port-probe/run`; x86-64 with AVX2, AES-NI, VAES and BMI2 only.
+//! `tools/port-probe/run`; x86-64 with AVX2, AES-NI, VAES and BMI2 only.
 //! Figures are TSC ticks and core cycles (from a chain of dependent register
 //! adds); the best of seven runs of each loop.
 //!
@@ -292,7 +292,7 @@ fn main() {
     rate("vpmuludq + vpaddq, 1:1 (both counted)", 96.0, &pairs!("vpmuludq", "vpaddq"));
     rate("vaesenc + vpmuludq, 1:1 (both counted)", 96.0, &pairs!("vaesenc", "vpmuludq"));
     rate("vaesenc + vpaddq, 1:1 (both counted)", 96.0, &pairs!("vaesenc", "vpaddq"));
-    // A scalar lane beside the vector lanes (issue 21's suggestion): mulx
+    // A scalar lane beside the vector lanes (a proposed remedy): mulx
     // issues at most one per cycle; if the pair issues two per cycle in all,
     // the scalar multiplies take vpmuludq's place rather than adding to it.
     rate("mulx + vpmuludq, 1:1 (both counted)", 96.0, &|n: u64| {

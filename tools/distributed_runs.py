@@ -1,4 +1,4 @@
-"""wegman.distributed at scale on this machine (issue 23), on a LocalCluster
+"""wegman.distributed at scale on this machine, on a LocalCluster
 of 2 worker processes with one thread each:
 
   kill  RUNS FILES [--control]   RUNS tag runs of FILES files (0 B - 1 MiB,
@@ -15,7 +15,7 @@ of 2 worker processes with one thread each:
   bench ROUNDS FILES             `wegman tag` (one thread per core) against
         wegman.distributed.tag on the same files, alternating, ROUNDS each.
 
-Run through scripts/distributed-kill and scripts/distributed-bench.
+Run through tools/distributed-kill and tools/distributed-bench.
 """
 
 import os
