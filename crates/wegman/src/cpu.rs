@@ -187,6 +187,7 @@ impl Features {
     }
 
     /// Whether `WEGMAN_CPU` names a tier (so detection may be below the CPU).
+    #[cfg(test)]
     fn env_capped() -> bool {
         matches!(std::env::var("WEGMAN_CPU").as_deref(), Ok("portable" | "aesni" | "avx2" | "avx2-vaes"))
     }
@@ -236,9 +237,8 @@ impl Features {
     /// The rule's verdict on a set of flags, as booleans (`[AES-NI, AVX2,
     /// VAES-512, AVX-512 IFMA, VAES-256]`), for tests of the rule on CPUs this machine
     /// is not: a token itself can only come from a real detection.
-    #[doc(hidden)]
-    #[cfg(target_arch = "x86_64")]
-    pub fn rule(c: Cpuid) -> [bool; 5] {
+    #[cfg(all(test, target_arch = "x86_64"))]
+    pub(crate) fn rule(c: Cpuid) -> [bool; 5] {
         let f = Self::from_cpuid(c);
         [f.aesni.is_some(), f.avx2.is_some(), f.vaes.is_some(), f.avx512ifma.is_some(), f.vaes256.is_some()]
     }
@@ -247,7 +247,8 @@ impl Features {
     /// `wegman_backend` caps: tests compare the two, so a token missing on a
     /// CPU that has its instructions fails a test, and a token the CPU
     /// cannot back is impossible (it only ever comes from this rule).
-    pub fn uncapped() -> Self {
+    #[cfg(test)]
+    pub(crate) fn uncapped() -> Self {
         #[cfg(target_arch = "x86_64")]
         return Self::from_cpuid(Cpuid::read()).checked();
         #[cfg(not(target_arch = "x86_64"))]
@@ -272,7 +273,8 @@ impl Features {
     /// Whether this CPU reports VAES and AVX2 but failed the 256-bit
     /// `vaesenc` known-answer test (an emulator's bug; see the CPU-class
     /// test), so that no [`Vaes256`] token is handed out.
-    pub fn vaes256_failed_its_check() -> bool {
+    #[cfg(test)]
+    pub(crate) fn vaes256_failed_its_check() -> bool {
         #[cfg(target_arch = "x86_64")]
         return Self::from_cpuid(Cpuid::read()).vaes256.is_some() && Self::uncapped().vaes256.is_none();
         #[cfg(not(target_arch = "x86_64"))]
@@ -282,7 +284,8 @@ impl Features {
     /// Whether this build or `WEGMAN_CPU` caps detection below what the CPU
     /// has (`wegman_backend` set): tests that find a backend missing ask this
     /// before blaming the CPU.
-    pub fn capped() -> bool {
+    #[cfg(test)]
+    pub(crate) fn capped() -> bool {
         cfg!(wegman_backend = "portable") || cfg!(wegman_backend = "avx2") || Self::env_capped()
     }
 
@@ -295,8 +298,8 @@ impl Features {
     /// build's cap, or a CPU without the instructions (named with every flag
     /// it reports). Panics if the CPU has them and the build does not cap
     /// them, since then a token is missing that should not be.
-    #[doc(hidden)]
-    pub fn explain_missing(token: &str, uncapped_has_it: bool) -> String {
+    #[cfg(test)]
+    fn explain_missing(token: &str, uncapped_has_it: bool) -> String {
         let why = if Self::capped() {
             "this build caps detection (wegman_backend)".to_string()
         } else {
@@ -367,26 +370,25 @@ impl Features {
 /// find no backend for a CPU.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub struct Cpuid {
-    pub aes: bool,
-    pub ssse3: bool,
-    pub pclmulqdq: bool,
-    pub avx2: bool,
-    pub bmi2: bool,
-    pub avx512f: bool,
-    pub avx512vl: bool,
-    pub avx512bw: bool,
-    pub avx512ifma: bool,
-    pub avx512vbmi: bool,
-    pub vaes: bool,
-    pub vpclmulqdq: bool,
+pub(crate) struct Cpuid {
+    pub(crate) aes: bool,
+    pub(crate) ssse3: bool,
+    pub(crate) pclmulqdq: bool,
+    pub(crate) avx2: bool,
+    pub(crate) bmi2: bool,
+    pub(crate) avx512f: bool,
+    pub(crate) avx512vl: bool,
+    pub(crate) avx512bw: bool,
+    pub(crate) avx512ifma: bool,
+    pub(crate) avx512vbmi: bool,
+    pub(crate) vaes: bool,
+    pub(crate) vpclmulqdq: bool,
 }
 
 #[cfg(target_arch = "x86_64")]
 impl Cpuid {
     /// The flags, as the standard library detects them (cached by it).
-    pub fn read() -> Self {
+    pub(crate) fn read() -> Self {
         use std::is_x86_feature_detected as has;
         Cpuid {
             aes: has!("aes"),
@@ -430,6 +432,22 @@ impl fmt::Display for Cpuid {
         f.write_str(if have.is_empty() { "none" } else { "" })?;
         f.write_str(&have.join(" "))
     }
+}
+
+/// The token a leaf's unit test needs, `pick`ed from what this CPU and
+/// build allow, or `None` after printing why the test is skipped (a capped
+/// build, or a CPU without the instructions); panics if the CPU has the
+/// instructions and nothing caps them, since then a token is missing that
+/// should not be. Every leaf test starts with it:
+/// `let Some(token) = token_for_test("Avx2", Features::avx2) else { return };`
+#[cfg(test)]
+pub(crate) fn token_for_test<T>(name: &str, pick: impl Fn(Features) -> Option<T>) -> Option<T> {
+    let token = pick(Features::detect());
+    if token.is_none() {
+        let uncapped = pick(Features::uncapped()).is_some();
+        eprintln!("skipped: {}", Features::explain_missing(name, uncapped));
+    }
+    token
 }
 
 #[cfg(test)]

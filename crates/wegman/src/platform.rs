@@ -14,6 +14,9 @@
 
 pub use crate::backend::Platform;
 
+#[cfg(all(test, target_arch = "x86_64"))]
+mod classes;
+
 /// Which code each family runs for a set of [`Features`](crate::cpu::Features), as the labels the
 /// benchmark prints: asked of each family's own dispatch (the functions that
 /// pick the backend), not inferred, so a table of CPU classes can check it.

@@ -175,11 +175,7 @@ mod tests {
 
     #[test]
     fn counter_blocks_equal_the_aes_crate() {
-        let Some(token) = crate::cpu::Features::detect().aesni() else {
-            let uncapped = crate::cpu::Features::uncapped().aesni().is_some();
-            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("AesNi", uncapped));
-            return;
-        };
+        let Some(token) = crate::cpu::token_for_test("AesNi", crate::cpu::Features::aesni) else { return };
         let mut x = 0x0123_4567_89ab_cdefu64;
         for _ in 0..500 {
             let k: [u8; 16] = core::array::from_fn(|_| {
@@ -201,22 +197,13 @@ mod tests {
 
     #[test]
     fn eight_pads_equal_the_aes_crate_and_call_between_nine_times() {
-        let Some(token) = crate::cpu::Features::detect().aesni() else {
-            let uncapped = crate::cpu::Features::uncapped().aesni().is_some();
-            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("AesNi", uncapped));
-            return;
-        };
+        let Some(token) = crate::cpu::token_for_test("AesNi", crate::cpu::Features::aesni) else { return };
         super::super::tests::check_pads8(&|k, n, out, between| pads8(token, k, n, out, between));
     }
 
     #[test]
     fn equals_the_aes_crate() {
-        let Some(token) = crate::cpu::Features::detect().aesni() else {
-            // a capped build, or a CPU without the instructions, skips this
-            let uncapped = crate::cpu::Features::uncapped().aesni().is_some();
-            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("AesNi", uncapped));
-            return;
-        };
+        let Some(token) = crate::cpu::token_for_test("AesNi", crate::cpu::Features::aesni) else { return };
         // FIPS-197 appendix C.1
         let k: [u8; 16] = core::array::from_fn(|i| i as u8);
         let n: [u8; 16] = core::array::from_fn(|i| (i as u8) * 0x11);

@@ -78,12 +78,7 @@ fn encrypt8<B: super::Between>(
 mod tests {
     #[test]
     fn eight_pads_equal_the_aes_crate_and_call_between_nine_times() {
-        let Some(token) = crate::cpu::Features::detect().vaes256() else {
-            // a capped build, or a CPU without the instructions, skips this
-            let uncapped = crate::cpu::Features::uncapped().vaes256().is_some();
-            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("Vaes256", uncapped));
-            return;
-        };
+        let Some(token) = crate::cpu::token_for_test("Vaes256", crate::cpu::Features::vaes256) else { return };
         super::super::tests::check_pads8(&|k, n, out, between| super::pads8(token, k, n, out, between));
     }
 }

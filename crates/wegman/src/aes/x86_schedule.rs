@@ -174,11 +174,7 @@ mod tests {
     /// `aes` crate through encryption).
     #[test]
     fn the_schedule_matches_fips197_appendix_a() {
-        let Some(token) = crate::cpu::Features::detect().aesni() else {
-            let uncapped = crate::cpu::Features::uncapped().aesni().is_some();
-            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("AesNi", uncapped));
-            return;
-        };
+        let Some(token) = crate::cpu::token_for_test("AesNi", crate::cpu::Features::aesni) else { return };
         let word = |k: &[u8; 16], j: usize| u32::from_be_bytes(k[4 * j..4 * j + 4].try_into().unwrap());
         let cases: [(&str, [u32; 4]); 3] = [
             ("2b7e151628aed2a6abf7158809cf4f3c", [0xd014f9a8, 0xc9ee2589, 0xe13f0cc8, 0xb6630ca6]),
@@ -202,11 +198,7 @@ mod tests {
     /// its drop made a no-op survived mutation testing.
     #[test]
     fn dropping_round_keys_zeroes_them() {
-        let Some(token) = crate::cpu::Features::detect().aesni() else {
-            let uncapped = crate::cpu::Features::uncapped().aesni().is_some();
-            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("AesNi", uncapped));
-            return;
-        };
+        let Some(token) = crate::cpu::token_for_test("AesNi", crate::cpu::Features::aesni) else { return };
         let keys = super::RoundKeys::new(token, &[0x5a; 32]);
         assert!(keys.rk.iter().all(|r| r.iter().any(|&b| b != 0)), "every round key has a byte to zero");
         let mut p = core::mem::MaybeUninit::new(keys);

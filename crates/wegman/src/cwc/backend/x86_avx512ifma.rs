@@ -261,11 +261,7 @@ mod tests {
     /// coefficients, every run length from 2 to 41 groups.
     #[test]
     fn equals_the_portable_hash_at_the_extremes() {
-        let Some(token) = crate::cpu::Features::detect().avx512ifma() else {
-            let uncapped = crate::cpu::Features::uncapped().avx512ifma().is_some();
-            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("Avx512Ifma", uncapped));
-            return;
-        };
+        let Some(token) = crate::cpu::token_for_test("Avx512Ifma", crate::cpu::Features::avx512ifma) else { return };
         let p127 = (1u128 << 127) - 1;
         let mut x = 0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15u128;
         let mut rand = || {

@@ -221,12 +221,7 @@ mod tests {
     /// (2^32 - 1)^2, the 64-bit lanes wrapping many times) and random.
     #[test]
     fn equals_the_portable_block_functions() {
-        let Some(token) = crate::cpu::Features::detect().avx2() else {
-            // a capped build, or a CPU without the instructions, skips this
-            let uncapped = crate::cpu::Features::uncapped().avx2().is_some();
-            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("Avx2", uncapped));
-            return;
-        };
+        let Some(token) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut next = || {
             x ^= x << 13;
@@ -265,11 +260,7 @@ mod tests {
     /// around each multiple of p that fits 64 bits' extremes, 0 and 2^64 - 1.
     #[test]
     fn reduce4_equals_reduce64() {
-        let Some(_) = crate::cpu::Features::detect().avx2() else {
-            let uncapped = crate::cpu::Features::uncapped().avx2().is_some();
-            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("Avx2", uncapped));
-            return;
-        };
+        let Some(_) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
         let p = (1u64 << 32) + 15;
         let mut xs = vec![0u64, 1, u64::MAX, u64::MAX - 1, p - 1, p, p + 1, 1 << 32, (1 << 32) - 1];
         let mut q = 1u64;

@@ -224,12 +224,7 @@ mod tests {
     /// largest, the 128-bit sum wrapping) and random.
     #[test]
     fn equals_the_portable_block_functions() {
-        let Some(token) = crate::cpu::Features::detect().avx2() else {
-            // a capped build, or a CPU without the instructions, skips this
-            let uncapped = crate::cpu::Features::uncapped().avx2().is_some();
-            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("Avx2", uncapped));
-            return;
-        };
+        let Some(token) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
             x ^= x << 13;

@@ -402,12 +402,7 @@ mod tests {
     /// a wipe made a no-op was a planted bug no other test reached.
     #[test]
     fn wipe_clears_r_and_h() {
-        let Some(token) = crate::cpu::Features::detect().avx2() else {
-            // a capped build, or a CPU without the instructions, skips this
-            let uncapped = crate::cpu::Features::uncapped().avx2().is_some();
-            eprintln!("skipped: {}", crate::cpu::Features::explain_missing("Avx2", uncapped));
-            return;
-        };
+        let Some(token) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
         let mut st = State::new(&R_MAX, token);
         st.blocks(&[0xff; LAZY_MIN_BYTES], 1, None);
         assert_ne!(st.scalar.h(), [0; 3], "the vector path left something to wipe");

@@ -4,7 +4,7 @@
 //! `qemu-x86_64 -cpu MODEL`, the fifth natively where the machine has it),
 //! which code each family picks. The class is read from the flags the CPU
 //! reports, independently of `wegman::cpu::Features`, and the backends are
-//! asked of each family's own dispatch (`Backends::detect`, the labels the
+//! asked of each family's own dispatch ([`Backends::detect`], the labels the
 //! benchmark prints), so a CPU that gets the wrong backend — or a SIMD
 //! backend it cannot run — fails here. `WEGMAN_EXPECT_CPU=MODEL` (set by
 //! `scripts/test-cpu-classes`) also checks that the emulator really
@@ -18,10 +18,8 @@
 //! | avx2-vaes256 | AVX2 + VAES, no AVX-512 (Zen 3, Alder Lake; qemu 7.2's model lacks VPCLMULQDQ) | `Icelake-Server` |
 //! | ifma | AVX-512 F/VL/BW/IFMA/VBMI + VAES (Ice Lake server, Zen 4/5) | native only |
 
-#![cfg(target_arch = "x86_64")]
-
-use wegman::cpu::{Cpuid, Features};
-use wegman::platform::Backends;
+use super::Backends;
+use crate::cpu::{Cpuid, Features};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Class {
