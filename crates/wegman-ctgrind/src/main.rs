@@ -156,23 +156,9 @@ fn flipped(tag: &[u8], len: usize) -> Vec<u8> {
     t
 }
 
-/// A short name for a backend level.
+/// A short name for a backend level: the tier the library names for it.
 fn level_name(f: Features) -> String {
-    if f.prefers_float64() {
-        return "float64".into();
-    }
-    let mut parts = Vec::new();
-    for (has, name) in [
-        (f.aesni().is_some(), "aes-ni"),
-        (f.avx2().is_some(), "avx2"),
-        (f.avx512ifma().is_some(), "ifma"),
-        (f.vaes512().is_some(), "vaes"),
-    ] {
-        if has {
-            parts.push(name);
-        }
-    }
-    if parts.is_empty() { "portable".into() } else { parts.join("+") }
+    if f.prefers_float64() { "float64".into() } else { f.tier().into() }
 }
 
 /// The checks' tally, the backends that ran, and memcheck's error count per
@@ -306,9 +292,7 @@ fn poly1305aes(h: &mut Harness, rng: &mut Rng, lens: &[usize], levels: &[Feature
                 h.section(format!("poly1305aes {}", pass.level), |h| {
                     let ek = ExpandedKey::with_features(&key, f);
                     h.backend("poly1305aes", ek.platform().name());
-                    if f.aesni().is_some() {
-                        h.backend("poly1305aes", "aes-ni pad");
-                    }
+                    h.backend("poly1305aes", wegman::platform::Backends::for_features(f).aes_pad);
                     h.output(&pass, &mut ek.authenticate(&nonce, &m), &want, "ExpandedKey::authenticate");
                     h.verdict(&pass, ek.verify(&want, &nonce, &m), true, "ExpandedKey::verify (right tag)");
                     h.verdict(&pass, ek.verify(&bad, &nonce, &m), false, "ExpandedKey::verify (wrong tag)");
