@@ -1,4 +1,13 @@
-//! The one shape of every family's backend dispatch.
+//! Which leaf each family runs, and the one shape of every family's
+//! backend dispatch.
+//!
+//! **The choice** is made here and nowhere else: [`poly1305`], [`lanes`]
+//! (CWC-HASH, and Poly1305 past the §4 float64 request), [`mmh`] and
+//! [`aes`] map a set of [`Features`] (`crate::cpu`'s tokens) to the leaf each
+//! family runs, and each family's `backend/mod.rs` (and `crate::aes`)
+//! builds its per-key state from the answer. How long an input must be
+//! before a wide leaf repays its set-up is each leaf's own measured
+//! threshold; which leaves exist on a CPU is decided only here.
 //!
 //! Each family keeps its leaves (`soft.rs`, `x86_<isa>.rs`) behind a
 //! per-key enum with one variant per leaf: Poly1305's
@@ -24,6 +33,102 @@
 //! [`leaf_name`].
 
 use crate::cpu::Features;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::{AesNi, Avx2, Avx512Ifma, Vaes256, Vaes512};
+
+/// The lanes a polynomial hash runs in (Poly1305 modulo 2^130 − 5,
+/// CWC-HASH modulo 2^127 − 1): the widest multiply the CPU has.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Lanes {
+    /// Eight 64-bit lanes of 52-bit multiply-adds.
+    #[cfg(target_arch = "x86_64")]
+    Ifma(Avx512Ifma),
+    /// Four 64-bit lanes of 32×32-bit products.
+    #[cfg(target_arch = "x86_64")]
+    Avx2(Avx2),
+    /// 64-bit integer code.
+    Portable,
+}
+
+/// The lanes `features` allow: AVX-512 IFMA, else AVX2, else portable.
+#[inline]
+pub(crate) fn lanes(features: Features) -> Lanes {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = features.avx512ifma() {
+        return Lanes::Ifma(t);
+    } else if let Some(t) = features.avx2() {
+        return Lanes::Avx2(t);
+    }
+    let _ = features;
+    Lanes::Portable
+}
+
+/// Poly1305's polynomial: the paper's §4 floating-point code when asked
+/// for (`Features::float64`), else [`lanes`].
+#[inline]
+pub(crate) fn poly1305(features: Features) -> Option<Lanes> {
+    if features.prefers_float64() { None } else { Some(lanes(features)) }
+}
+
+/// The MMH leaf for `word_bytes`-byte words (4: MMH32, its Toeplitz
+/// variants and NMH32; 8: MMH64 and MMH64x2).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum MmhLeaf {
+    /// 32-bit words, four 32×32-bit products per AVX2 instruction.
+    #[cfg(target_arch = "x86_64")]
+    Avx2Words32(Avx2),
+    /// 64-bit words in AVX-512 IFMA lanes.
+    #[cfg(target_arch = "x86_64")]
+    Ifma64(Avx512Ifma),
+    /// 64-bit words in AVX2 lanes of 32-bit limbs.
+    #[cfg(target_arch = "x86_64")]
+    Avx2Words64(Avx2),
+    /// 64-bit integer code.
+    Portable,
+}
+
+/// The MMH leaf `features` allow for words of `word_bytes` bytes (MMH32
+/// has no IFMA leaf: AVX2 is its widest).
+#[inline]
+pub(crate) fn mmh(word_bytes: usize, features: Features) -> MmhLeaf {
+    #[cfg(target_arch = "x86_64")]
+    match (word_bytes, features.avx2(), features.avx512ifma()) {
+        (4, Some(t), _) => return MmhLeaf::Avx2Words32(t),
+        (8, _, Some(t)) => return MmhLeaf::Ifma64(t),
+        (8, Some(t), None) => return MmhLeaf::Avx2Words64(t),
+        _ => {}
+    }
+    let _ = (word_bytes, features);
+    MmhLeaf::Portable
+}
+
+/// The AES instructions a key may use beyond AES-NI.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum AesWide {
+    /// VAES on 512-bit registers: four blocks each.
+    Vaes512(Vaes512),
+    /// VAES on 256-bit registers: two blocks each.
+    Vaes256(Vaes256),
+    /// AES-NI alone.
+    None,
+}
+
+/// AES for every family: AES-NI and the widest VAES `features` allow, or
+/// `None` (the `aes` crate's portable code, or its own AES-NI detection).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn aes(features: Features) -> Option<(AesNi, AesWide)> {
+    let aesni = features.aesni()?;
+    let wide = if let Some(t) = features.vaes512() {
+        AesWide::Vaes512(t)
+    } else if let Some(t) = features.vaes256() {
+        AesWide::Vaes256(t)
+    } else {
+        AesWide::None
+    };
+    Some((aesni, wide))
+}
 
 /// A family's per-key choice of leaf (see the module documentation).
 pub(crate) trait Dispatch: Sized {

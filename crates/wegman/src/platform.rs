@@ -3,9 +3,10 @@
 //!
 //! The label is reported by the object that did the work
 //! (`Poly1305::platform`, `Poly1305Aes::platform`, `MacKey::platform`, …), so
-//! it always names the backend that actually ran. Which backends a key may
-//! use is decided in one place, [`crate::cpu`]; each family's
-//! `backend/mod.rs` then picks the best one its features allow, once per
+//! it always names the backend that actually ran. Which instructions a key
+//! may use is detected in [`crate::cpu`]; which leaf each family runs with
+//! them is decided in one place, `crate::backend`, and each family's
+//! `backend/mod.rs` builds its per-key state from that answer, once per
 //! key, through the one dispatch shape every family shares
 //! (`crate::backend::Dispatch`). Today Poly1305 has AVX2 and AVX-512 IFMA
 //! backends (and the §4 float64 one when asked for), the 32-bit MMH

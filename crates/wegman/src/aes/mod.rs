@@ -39,6 +39,8 @@ use aead::inout::InOutBuf;
 use cipher::{BlockCipherEncrypt, KeyInit};
 use zeroize::Zeroize;
 
+#[cfg(target_arch = "x86_64")]
+use crate::backend::AesWide;
 use crate::cpu::Features;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::{AesNi, Vaes256, Vaes512};
@@ -96,14 +98,11 @@ impl PadLeaf {
             PadLeaf::AesCrate
         };
         #[cfg(target_arch = "x86_64")]
-        let Some(aesni) = features.aesni() else { return PadLeaf::AesCrate };
-        #[cfg(target_arch = "x86_64")]
-        if let Some(t) = features.vaes512() {
-            PadLeaf::Vaes512(t, aesni)
-        } else if let Some(t) = features.vaes256() {
-            PadLeaf::Vaes256(t, aesni)
-        } else {
-            PadLeaf::AesNi(aesni)
+        match crate::backend::aes(features) {
+            Some((aesni, AesWide::Vaes512(t))) => PadLeaf::Vaes512(t, aesni),
+            Some((aesni, AesWide::Vaes256(t))) => PadLeaf::Vaes256(t, aesni),
+            Some((aesni, AesWide::None)) => PadLeaf::AesNi(aesni),
+            None => PadLeaf::AesCrate,
         }
     }
 
@@ -197,47 +196,32 @@ pub(crate) fn counter_blocks_and_pad<const N: usize>(
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CtrLeaf {
     aesni: AesNi,
-    wide: Wide,
-}
-
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug)]
-enum Wide {
-    Vaes512(Vaes512),
-    Vaes256(Vaes256),
-    None,
+    wide: AesWide,
 }
 
 #[cfg(target_arch = "x86_64")]
 impl CtrLeaf {
     /// The widest leaf `features` allow; `None` without AES-NI.
     pub(crate) fn best(features: Features) -> Option<Self> {
-        let aesni = features.aesni()?;
-        let wide = if let Some(t) = features.vaes512() {
-            Wide::Vaes512(t)
-        } else if let Some(t) = features.vaes256() {
-            Wide::Vaes256(t)
-        } else {
-            Wide::None
-        };
+        let (aesni, wide) = crate::backend::aes(features)?;
         Some(CtrLeaf { aesni, wide })
     }
 
     /// The leaf's label (the benchmark's and the CPU-class table's).
     pub(crate) fn name(self) -> &'static str {
         match self.wide {
-            Wide::Vaes512(_) => "vaes512",
-            Wide::Vaes256(_) => "vaes256",
-            Wide::None => "aesni",
+            AesWide::Vaes512(_) => "vaes512",
+            AesWide::Vaes256(_) => "vaes256",
+            AesWide::None => "aesni",
         }
     }
 
     /// Runs of whole blocks shorter than this are better left to single-block AES.
     pub(crate) fn min_bytes(self) -> usize {
         match self.wide {
-            Wide::Vaes512(_) => x86_vaes512::MIN_BYTES,
-            Wide::Vaes256(_) => x86_vaes256::MIN_BYTES,
-            Wide::None => x86_aesni::MIN_BYTES,
+            AesWide::Vaes512(_) => x86_vaes512::MIN_BYTES,
+            AesWide::Vaes256(_) => x86_vaes256::MIN_BYTES,
+            AesWide::None => x86_aesni::MIN_BYTES,
         }
     }
 
@@ -251,9 +235,9 @@ impl CtrLeaf {
     /// multiple of 16 bytes; `first + buf.len() / 16` at most 2^32).
     pub(crate) fn apply(self, keys: &RoundKeys, prefix: &[u8; 12], first: u32, buf: InOutBuf<'_, '_, u8>) {
         match self.wide {
-            Wide::Vaes512(t) => x86_vaes512::apply(t, keys, prefix, first, buf),
-            Wide::Vaes256(t) => x86_vaes256::apply(t, keys, prefix, first, buf),
-            Wide::None => x86_aesni::apply(self.aesni, keys, prefix, first, buf),
+            AesWide::Vaes512(t) => x86_vaes512::apply(t, keys, prefix, first, buf),
+            AesWide::Vaes256(t) => x86_vaes256::apply(t, keys, prefix, first, buf),
+            AesWide::None => x86_aesni::apply(self.aesni, keys, prefix, first, buf),
         }
     }
 }

@@ -203,7 +203,7 @@ impl Drop for Owned {
 pub fn mac(alg: Alg, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<Tag, Error> {
     #[cfg(target_arch = "x86_64")]
     if message.len() < alg.block_bytes()
-        && let Some(token) = Features::detect().aesni()
+        && let Some((token, _)) = crate::backend::aes(Features::detect())
     {
         // Shorter than one block: level 0's key only, both AES schedules
         // fused with their rounds (see short.rs).

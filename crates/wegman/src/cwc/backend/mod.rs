@@ -27,7 +27,7 @@ mod x86_avx2;
 mod x86_avx512ifma;
 
 pub(crate) use crate::backend::Dispatch;
-use crate::backend::Platform;
+use crate::backend::{Lanes as Leaf, Platform};
 use crate::cpu::Features;
 #[cfg(target_arch = "x86_64")]
 use crate::lazy::Lazy;
@@ -131,16 +131,13 @@ impl Dispatch for HashKey {
 
     fn select(kh: &u128, features: Features) -> Self {
         let p = soft::Powers::new(*kh);
-        #[cfg(target_arch = "x86_64")]
-        if let Some(token) = features.avx512ifma() {
-            return HashKey::Ifma(p, Default::default(), token);
+        match crate::backend::lanes(features) {
+            #[cfg(target_arch = "x86_64")]
+            Leaf::Ifma(token) => HashKey::Ifma(p, Default::default(), token),
+            #[cfg(target_arch = "x86_64")]
+            Leaf::Avx2(token) => HashKey::Avx2(p, Default::default(), token),
+            Leaf::Portable => HashKey::Portable(p),
         }
-        #[cfg(target_arch = "x86_64")]
-        if let Some(token) = features.avx2() {
-            return HashKey::Avx2(p, Default::default(), token);
-        }
-        let _ = features;
-        HashKey::Portable(p)
     }
 
     fn platform(&self) -> Platform {

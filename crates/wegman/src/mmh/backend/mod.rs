@@ -29,7 +29,7 @@ mod x86_avx512ifma;
 
 use super::alg::Alg;
 pub(crate) use crate::backend::Dispatch;
-use crate::backend::Platform;
+use crate::backend::{MmhLeaf, Platform};
 use crate::cpu::Features;
 
 pub(crate) use soft::{mmh32, mmh32_toeplitz, mmh64, mmh64_toeplitz, nmh32};
@@ -52,17 +52,15 @@ impl Dispatch for Keys {
 
     /// No levels yet; add them with [`Keys::push_level`].
     fn select(alg: Alg, features: Features) -> Self {
-        #[cfg(target_arch = "x86_64")]
-        match (alg.word_bytes(), features.avx2(), features.avx512ifma()) {
-            (4, Some(token), _) => return Keys::Avx2(soft::Keys::new(alg), token),
-            (8, _, Some(token)) => return Keys::Avx512Ifma(soft::Keys::new(alg), token),
-            (8, Some(token), None) => {
-                return Keys::Avx2Mmh64(soft::Keys::new(alg), x86_avx2_64::Limbs::new(alg), token);
-            }
-            _ => {}
+        match crate::backend::mmh(alg.word_bytes(), features) {
+            #[cfg(target_arch = "x86_64")]
+            MmhLeaf::Avx2Words32(token) => Keys::Avx2(soft::Keys::new(alg), token),
+            #[cfg(target_arch = "x86_64")]
+            MmhLeaf::Ifma64(token) => Keys::Avx512Ifma(soft::Keys::new(alg), token),
+            #[cfg(target_arch = "x86_64")]
+            MmhLeaf::Avx2Words64(token) => Keys::Avx2Mmh64(soft::Keys::new(alg), x86_avx2_64::Limbs::new(alg), token),
+            MmhLeaf::Portable => Keys::Portable(soft::Keys::new(alg)),
         }
-        let _ = features;
-        Keys::Portable(soft::Keys::new(alg))
     }
 
     fn platform(&self) -> Platform {

@@ -37,7 +37,7 @@ mod x86_avx2_words;
 pub(crate) mod x86_avx512ifma;
 
 pub(crate) use crate::backend::Dispatch;
-use crate::backend::Platform;
+use crate::backend::{Lanes, Platform};
 use crate::cpu::Features;
 
 /// What a backend precomputes per key (an `ExpandedKey` keeps it and lends
@@ -91,19 +91,14 @@ impl Dispatch for State {
     /// backend computes its powers of r only when an input long enough to
     /// repay them arrives.
     fn select(r: &[u8; 16], features: Features) -> Self {
-        if features.prefers_float64() {
-            return State::Float64(float64::State::new(r));
+        match crate::backend::poly1305(features) {
+            None => State::Float64(float64::State::new(r)),
+            #[cfg(target_arch = "x86_64")]
+            Some(Lanes::Ifma(token)) => State::Ifma(x86_avx512ifma::State::new(r, token)),
+            #[cfg(target_arch = "x86_64")]
+            Some(Lanes::Avx2(token)) => State::Avx2(x86_avx2::State::new(r, token)),
+            Some(Lanes::Portable) => State::Portable(soft::State::new(r)),
         }
-        #[cfg(target_arch = "x86_64")]
-        if let Some(token) = features.avx512ifma() {
-            return State::Ifma(x86_avx512ifma::State::new(r, token));
-        }
-        #[cfg(target_arch = "x86_64")]
-        if let Some(token) = features.avx2() {
-            return State::Avx2(x86_avx2::State::new(r, token));
-        }
-        let _ = features;
-        State::Portable(soft::State::new(r))
     }
 
     fn platform(&self) -> Platform {
@@ -216,7 +211,7 @@ pub(crate) fn tags8(
     msgs: &[&[u8]; 8],
 ) -> Option<[[u8; 16]; 8]> {
     #[cfg(target_arch = "x86_64")]
-    if let Some(token) = features.avx512ifma() {
+    if let Lanes::Ifma(token) = crate::backend::lanes(features) {
         let len = msgs[0].len();
         // One block per lane does not repay the transposes (measured: even
         // against the per-item path at 16 bytes); two or more do.
@@ -234,5 +229,9 @@ pub(crate) fn tags8(
 
 /// What [`tags8`] runs on with `features`, as a label.
 pub(crate) fn lanes8_name(features: Features) -> &'static str {
-    if cfg!(target_arch = "x86_64") && features.avx512ifma().is_some() { "ifma-lanes" } else { "per-item" }
+    match crate::backend::lanes(features) {
+        #[cfg(target_arch = "x86_64")]
+        Lanes::Ifma(_) => "ifma-lanes",
+        _ => "per-item",
+    }
 }
