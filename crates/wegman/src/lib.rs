@@ -52,6 +52,15 @@ mod prefetch;
 
 pub use error::{Error, RRule};
 
+/// The shared vectors (../shared/vectors), for unit tests that check values
+/// the API never reveals; the integration tests' own loader.
+#[cfg(test)]
+#[path = "../tests/common/mod.rs"]
+mod test_vectors;
+// The loader names the crate as the integration tests do.
+#[cfg(test)]
+extern crate self as wegman;
+
 /// The README's Rust example, compiled and run as a doctest.
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]

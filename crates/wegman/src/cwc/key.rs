@@ -373,24 +373,6 @@ impl CwcKey {
         e.zeroize();
         Tag { bytes, len: tag_len }
     }
-
-    /// Hazardous intermediate values for test vectors: tostr(Kh, 128).
-    /// Kh is secret; never log or transmit it.
-    #[cfg(feature = "hazmat")]
-    #[doc(hidden)]
-    pub fn hazmat_hash_key(&self) -> [u8; 16] {
-        kh(&self.cipher).to_be_bytes()
-    }
-
-    /// Hazardous intermediate values for test vectors: CWC-HASH_K(A, σ).
-    #[cfg(feature = "hazmat")]
-    #[doc(hidden)]
-    pub fn hazmat_hash(&self, aad: &[u8], ciphertext: &[u8]) -> [u8; 16] {
-        let mut h = Hasher::new();
-        h.update_aad(&self.hash, aad);
-        h.update_ciphertext(&self.hash, ciphertext);
-        h.finalize(&self.hash)
-    }
 }
 
 /// Kh = the last 127 bits of BC_K(0xC0 || 0^120).
@@ -418,6 +400,35 @@ impl fmt::Debug for CwcKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The intermediate values of every positive vector of
+    /// ../shared/vectors/cwc.json: the hash key Kh = tostr(Kh, 128) and
+    /// CWC-HASH_K(A, σ), computed by the key's own cipher and hash (not
+    /// reachable through the public API, which never reveals them).
+    #[test]
+    fn the_hash_key_and_hash_value_of_every_vector() {
+        let mut checked = 0;
+        for (group, v) in crate::test_vectors::vectors("cwc.json") {
+            if !crate::test_vectors::has(&v, "pt") {
+                continue;
+            }
+            let (k, a, c) = (
+                crate::test_vectors::bytes(&v, "key"),
+                crate::test_vectors::bytes(&v, "aad"),
+                crate::test_vectors::bytes(&v, "ct"),
+            );
+            let ciphertext = &c[..crate::test_vectors::bytes(&v, "pt").len()];
+            let name = format!("{group}/{}", v["name"]);
+            let key = CwcKey::new(&k).unwrap();
+            assert_eq!(kh(&key.cipher).to_be_bytes(), crate::test_vectors::bytes(&v, "hash_key")[..], "{name}");
+            let mut h = Hasher::new();
+            h.update_aad(&key.hash, &a);
+            h.update_ciphertext(&key.hash, ciphertext);
+            assert_eq!(h.finalize(&key.hash), crate::test_vectors::bytes(&v, "hash_value")[..], "{name}");
+            checked += 1;
+        }
+        assert_eq!(checked, 18 + 509 + 82);
+    }
 
     /// `encrypt_into` with an output of the wrong length fails before
     /// writing anything, and leaves the plaintext alone either way.

@@ -15,7 +15,11 @@ const AAD: &[u8] = b"associated data";
 /// The key's bytes and the hash key Kh as the library holds it (a
 /// little-endian u128).
 fn needles(key: &[u8]) -> Vec<(&'static str, u64)> {
-    let kh = u128::from_be_bytes(CwcKey::new(key).unwrap().hazmat_hash_key()).to_le_bytes();
+    // Kh from the reference model (the library never reveals its own)
+    let be = wegman_ref::cwc::hash_key(key).to_bytes_be();
+    let mut kh = [0u8; 16];
+    kh[16 - be.len()..].copy_from_slice(&be);
+    let kh = u128::from_be_bytes(kh).to_le_bytes();
     let mut out = vec![("Kh low", le8(&kh, 0)), ("Kh high", le8(&kh, 8))];
     for (name, at) in [("key[0..8]", 0), ("key[8..16]", 8), ("key[16..24]", 16), ("key[24..32]", 24)] {
         if at < key.len() {
