@@ -1,9 +1,10 @@
 //! AES on x86 for every family, on the widest AES instructions the CPU
 //! has: the one place that picks them.
 //!
-//! Keys expanded once, runs of blocks (CWC's counter mode), [`CtrLeaf`]:
+//! Keys expanded once ([`Key`], `key.rs`: every family's key, its blocks
+//! and CWC's counter mode):
 //! - `x86_schedule.rs`: FIPS-197 key expansion with `aeskeygenassist`;
-//! - `x86_aesni.rs`: counter mode, eight AES-NI blocks in flight;
+//! - `x86_aesni.rs`: blocks, and counter mode, eight AES-NI blocks in flight;
 //! - `x86_vaes256.rs`: counter mode, VAES on 256-bit registers (two blocks
 //!   each, AVX2 encoding; Zen 3, Alder Lake);
 //! - `x86_vaes512.rs`: counter mode, VAES on 512-bit registers (four blocks
@@ -19,6 +20,7 @@
 //! A counter block is `P || i`: a 12-byte prefix (CWC's `0x80 || N`) and a
 //! 32-bit big-endian counter that the caller keeps from wrapping.
 
+mod key;
 #[cfg(target_arch = "x86_64")]
 mod x86_aesni;
 #[cfg(target_arch = "x86_64")]
@@ -44,6 +46,7 @@ use crate::backend::AesWide;
 use crate::cpu::Features;
 #[cfg(target_arch = "x86_64")]
 use crate::cpu::{AesNi, Vaes256, Vaes512};
+pub(crate) use key::Key;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86_schedule::RoundKeys;
 
@@ -191,57 +194,6 @@ pub(crate) fn counter_blocks_and_pad<const N: usize>(
     x86_fused::counter_blocks_and_pad::<N>(token, ks, kp, nonce)
 }
 
-/// The counter-mode leaf a key's features allow, widest first.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct CtrLeaf {
-    aesni: AesNi,
-    wide: AesWide,
-}
-
-#[cfg(target_arch = "x86_64")]
-impl CtrLeaf {
-    /// The widest leaf `features` allow; `None` without AES-NI.
-    pub(crate) fn best(features: Features) -> Option<Self> {
-        let (aesni, wide) = crate::backend::aes(features)?;
-        Some(CtrLeaf { aesni, wide })
-    }
-
-    /// The leaf's label (the benchmark's and the CPU-class table's).
-    pub(crate) fn name(self) -> &'static str {
-        match self.wide {
-            AesWide::Vaes512(_) => "vaes512",
-            AesWide::Vaes256(_) => "vaes256",
-            AesWide::None => "aesni",
-        }
-    }
-
-    /// Runs of whole blocks shorter than this are better left to single-block AES.
-    pub(crate) fn min_bytes(self) -> usize {
-        match self.wide {
-            AesWide::Vaes512(_) => x86_vaes512::MIN_BYTES,
-            AesWide::Vaes256(_) => x86_vaes256::MIN_BYTES,
-            AesWide::None => x86_aesni::MIN_BYTES,
-        }
-    }
-
-    /// The round keys of a 16-, 24- or 32-byte AES key.
-    pub(crate) fn schedule(self, key: &[u8]) -> RoundKeys {
-        RoundKeys::new(self.aesni, key)
-    }
-
-    /// The input XOR the keystream blocks `first`, `first + 1`, … of
-    /// `prefix`, written to the output (`buf`: in place, or two slices; a
-    /// multiple of 16 bytes; `first + buf.len() / 16` at most 2^32).
-    pub(crate) fn apply(self, keys: &RoundKeys, prefix: &[u8; 12], first: u32, buf: InOutBuf<'_, '_, u8>) {
-        match self.wide {
-            AesWide::Vaes512(t) => x86_vaes512::apply(t, keys, prefix, first, buf),
-            AesWide::Vaes256(t) => x86_vaes256::apply(t, keys, prefix, first, buf),
-            AesWide::None => x86_aesni::apply(self.aesni, keys, prefix, first, buf),
-        }
-    }
-}
-
 /// A counter-mode leaf's buffer as raw pointers, after checking that it is
 /// whole blocks and that its counters stay below 2^32: `len` readable bytes
 /// at the first pointer and `len` writable ones at the second, the same
@@ -263,7 +215,8 @@ pub(crate) mod tests {
     use aes::{Aes128Enc, Aes192Enc, Aes256Enc};
     use cipher::{BlockCipherEncrypt, KeyInit};
 
-    fn aes_block(key: &[u8], b: &mut [u8; 16]) {
+    /// AES_key(b) in place with the `aes` crate (the leaves' oracle).
+    pub(crate) fn aes_block(key: &[u8], b: &mut [u8; 16]) {
         let block = b.into();
         match key.len() {
             16 => Aes128Enc::new(key.try_into().unwrap()).encrypt_block(block),
@@ -332,6 +285,34 @@ pub(crate) mod tests {
     #[test]
     fn the_aes_crate_pads_equal_the_aes_crate() {
         check_pads8(&|k, n, out, between| super::PadLeaf::AesCrate.pads8(k, n, out, between));
+    }
+
+    /// A leaf that encrypts blocks in place under round keys, against the
+    /// `aes` crate: keys of all three sizes, every count of blocks around
+    /// the eight-block step.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn check_blocks(leaf: &dyn Fn(&RoundKeys, &mut [[u8; 16]])) {
+        let aesni = crate::cpu::Features::detect().aesni().expect("a leaf's token comes with AES-NI");
+        let mut x = 0x7a3c_99d1_0b5e_2f41u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for klen in [16, 24, 32] {
+            for count in (0..=20).chain([31, 32, 33, 64, 67]) {
+                let key: Vec<u8> = (0..klen).map(|_| next() as u8).collect();
+                let data: Vec<[u8; 16]> = (0..count).map(|_| core::array::from_fn(|_| next() as u8)).collect();
+                let mut got = data.clone();
+                leaf(&RoundKeys::new(aesni, &key), &mut got);
+                for (i, (g, d)) in got.iter().zip(&data).enumerate() {
+                    let mut want = *d;
+                    aes_block(&key, &mut want);
+                    assert_eq!(g, &want, "key {klen} B, block {i} of {count}");
+                }
+            }
+        }
     }
 
     #[cfg(target_arch = "x86_64")]

@@ -1,5 +1,6 @@
-//! Counter mode with AES-NI: eight blocks in flight (128 bytes per step),
-//! for long runs of whole blocks on CPUs without VAES. Counter blocks as
+//! AES-NI on expanded round keys: blocks in place (eight in flight), and
+//! counter mode with eight blocks in flight (128 bytes per step) for long
+//! runs of whole blocks on CPUs without VAES. Counter blocks as
 //! in `x86_vaes512.rs`: `P || i`, i big-endian in the last four bytes, kept
 //! little-endian in the top dword and turned into the block by one
 //! `pshufb` (SSSE3); the caller keeps i below 2^32.
@@ -27,6 +28,53 @@ pub(crate) fn apply(token: AesNi, keys: &RoundKeys, prefix: &[u8; 12], first: u3
     // after detecting AES-NI and SSSE3 on this CPU; the pointers are
     // `buffer`'s (its contract).
     unsafe { ctr(token, keys, prefix, first, src, dst, len) }
+}
+
+/// AES of each block of `blocks`, in place.
+pub(crate) fn blocks(token: AesNi, keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
+    // SAFETY: `token` is an `AesNi`, which `crate::cpu` hands out only
+    // after detecting AES-NI and SSSE3 on this CPU.
+    unsafe { ecb(token, keys, blocks) }
+}
+
+/// The round keys in registers (the caller wipes them).
+#[target_feature(enable = "aes,ssse3")]
+#[inline]
+fn load(keys: &RoundKeys) -> [__m128i; 15] {
+    let mut rk = [_mm_setzero_si128(); 15];
+    for (v, k) in rk.iter_mut().zip(&keys.rk[..=keys.rounds]) {
+        // SAFETY: `k` is 16 readable bytes: one unaligned 16-byte load.
+        *v = unsafe { _mm_loadu_si128(k.as_ptr().cast()) };
+    }
+    rk
+}
+
+/// [`blocks`]: eight at a time, then one at a time.
+#[target_feature(enable = "aes,ssse3")]
+fn ecb(_proof: AesNi, keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
+    let mut rk = load(keys);
+    let get = |b: &[u8; 16]| {
+        // SAFETY: `b` is 16 readable bytes: one unaligned load.
+        unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+    };
+    let put = |b: &mut [u8; 16], x: __m128i| {
+        // SAFETY: `b` is 16 writable bytes: one unaligned store.
+        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), x) }
+    };
+    let (eights, rest) = blocks.as_chunks_mut::<8>();
+    for c in eights {
+        let out = encrypt::<8>(core::array::from_fn(|j| get(&c[j])), &rk, keys.rounds);
+        for (b, x) in c.iter_mut().zip(out) {
+            put(b, x);
+        }
+    }
+    for b in rest {
+        let [x] = encrypt::<1>([get(b)], &rk, keys.rounds);
+        put(b, x);
+    }
+    for k in rk.iter_mut() {
+        *k = _mm_setzero_si128();
+    }
 }
 
 /// AES of `N` blocks under the round keys `rk[..=rounds]`.
@@ -71,11 +119,7 @@ unsafe fn ctr(
     dst: *mut u8,
     len: usize,
 ) {
-    let mut rk = [_mm_setzero_si128(); 15];
-    for (v, k) in rk.iter_mut().zip(&keys.rk[..=keys.rounds]) {
-        // SAFETY: `k` is 16 readable bytes: one unaligned 16-byte load.
-        *v = unsafe { _mm_loadu_si128(k.as_ptr().cast()) };
-    }
+    let mut rk = load(keys);
     let mut t = [0u8; 16];
     t[..12].copy_from_slice(prefix);
     // SAFETY: `t` is 16 readable bytes.
@@ -111,6 +155,14 @@ unsafe fn ctr(
 
 #[cfg(test)]
 mod tests {
+    /// Every count of blocks around the eight-block step, under keys of all
+    /// three sizes, against the `aes` crate.
+    #[test]
+    fn blocks_in_place_equal_the_aes_crate() {
+        let Some(token) = crate::cpu::token_for_test("AesNi", crate::cpu::Features::aesni) else { return };
+        super::super::tests::check_blocks(&|keys, blocks| super::blocks(token, keys, blocks));
+    }
+
     #[test]
     fn every_keystream_block_equals_the_aes_crate() {
         let Some(token) = crate::cpu::token_for_test("AesNi", crate::cpu::Features::aesni) else { return };

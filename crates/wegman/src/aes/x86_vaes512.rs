@@ -1,7 +1,7 @@
 //! Counter mode with 512-bit VAES: four counter blocks per register, eight
 //! registers in flight (32 blocks, 512 bytes, per step), for long runs of
 //! whole blocks. Shorter runs, partial blocks and single blocks stay with
-//! the caller (`cwc/cipher.rs`: the `aes` crate).
+//! the caller (`key.rs`: AES-NI blocks).
 //!
 //! # Counter blocks
 //! Block i is `P || i`: a 12-byte prefix P (CWC's `0x80 || N`) and i

@@ -6,9 +6,10 @@ use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
 use super::backend::{Dispatch, HashKey};
-use super::cipher::{Cipher, Ctr, counter_block};
+use super::ctr::{Ctr, counter_block};
 use super::hash::{self, Hasher};
 use super::{MAX_BYTES, NONCE_BYTES, TAG_BYTES};
+use crate::aes::Key;
 use crate::cpu::Features;
 use crate::ct;
 use crate::error::Error;
@@ -113,7 +114,7 @@ pub(crate) fn check_len(what: &'static str, len: u64) -> Result<(), Error> {
 /// ```
 #[derive(Clone)]
 pub struct CwcKey {
-    pub(crate) cipher: Cipher,
+    pub(crate) cipher: Key,
     pub(crate) hash: HashKey,
 }
 
@@ -133,7 +134,9 @@ impl CwcKey {
     /// forces the portable backend).
     #[inline]
     pub fn with_features(key: &[u8], features: Features) -> Result<Self, Error> {
-        let cipher = Cipher::new(key, features)?;
+        let Some(cipher) = Key::new(key, features) else {
+            return Err(Error::UnsupportedKeyLength { what: "CWC-AES", got: key.len(), allowed: "16, 24 or 32" });
+        };
         let mut kh = kh(&cipher);
         let hash = HashKey::select(&kh, features);
         kh.zeroize();
@@ -142,7 +145,7 @@ impl CwcKey {
 
     /// The AES key length in bytes (16, 24 or 32).
     pub fn key_bytes(&self) -> usize {
-        self.cipher.key_bytes()
+        self.cipher.len()
     }
 
     /// CWC-ENC in place: encrypts `buf` and returns the `tag_len`-byte tag.
@@ -339,7 +342,7 @@ impl CwcKey {
     /// will read, all at once before the first is needed.
     #[inline]
     pub(super) fn prefetch_for(&self, aad: usize, text: usize) {
-        self.cipher.prefetch_for(text);
+        self.cipher.prefetch();
         self.hash.prefetch_for(aad.max(text));
     }
 
@@ -376,7 +379,7 @@ impl CwcKey {
 }
 
 /// Kh = the last 127 bits of BC_K(0xC0 || 0^120).
-fn kh(cipher: &Cipher) -> u128 {
+fn kh(cipher: &Key) -> u128 {
     let mut z = [0u8; 16];
     z[0] = 0xc0;
     cipher.encrypt(&mut z); // in place: z is the one copy to wipe

@@ -21,7 +21,7 @@
 //! from the sender or derive it from the message's length; and should not
 //! accept several tag lengths for one key.
 //!
-//! Layout: `cipher.rs` (AES, CWC-CTR), `hash.rs` (CWC-HASH),
+//! Layout: `ctr.rs` (CWC-CTR), `hash.rs` (CWC-HASH),
 //! `backend/` (arithmetic mod 2^127 - 1, chosen per key), `key.rs`
 //! (one-shot ENC/DEC), `one_pass.rs` (the DEC every API ends in),
 //! `stream.rs` (streaming), `parallel.rs` (one message on several threads),
@@ -29,7 +29,7 @@
 
 mod aead;
 mod backend;
-mod cipher;
+mod ctr;
 mod hash;
 mod key;
 // Raw pointers: the ciphertext may be memory another thread writes.
@@ -45,7 +45,7 @@ pub use one_pass::RawDecryptor;
 /// The backends of CWC-HASH and of CWC-CTR for `features`, as labels.
 pub(crate) fn backend_names(features: crate::cpu::Features) -> (&'static str, &'static str) {
     let hash = crate::backend::leaf_name::<backend::HashKey>(&1, features);
-    let ctr = cipher::Cipher::new(&[0; 16], features).map_or("none", |c| c.ctr_name());
+    let ctr = crate::aes::Key::new128(&[0; 16], features).ctr_name();
     (hash, ctr)
 }
 pub use stream::{Decryptor, Encryptor, Verifier};

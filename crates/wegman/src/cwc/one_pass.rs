@@ -30,7 +30,7 @@ use core::ptr;
 use aead::inout::InOutBuf;
 use zeroize::Zeroize;
 
-use super::cipher::Ctr;
+use super::ctr::Ctr;
 use super::hash;
 use super::key::{CwcKey, check_len, check_tag_len, public_verdict, tag_eq};
 use super::{NONCE_BYTES, TAG_BYTES};

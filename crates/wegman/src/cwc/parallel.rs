@@ -25,7 +25,7 @@ use zeroize::Zeroize;
 
 use super::NONCE_BYTES;
 use super::backend::{canonical, mul};
-use super::cipher::{Ctr, counter_block};
+use super::ctr::{Ctr, counter_block};
 use super::hash::{absorb_padded, finish};
 use super::key::{CwcKey, Tag, check_len, check_tag_len, tag_eq};
 use crate::error::Error;

@@ -20,7 +20,7 @@
 
 use zeroize::Zeroizing;
 
-use super::cipher::Ctr;
+use super::ctr::Ctr;
 use super::hash::Hasher;
 use super::key::{CwcKey, Tag, check_len, check_tag_len};
 use super::{MAX_BYTES, NONCE_BYTES};

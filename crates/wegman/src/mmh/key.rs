@@ -4,46 +4,46 @@
 
 use core::fmt;
 
-use aes::Aes128Enc;
-use cipher::{BlockCipherEncrypt, KeyInit};
 use zeroize::Zeroize;
 
 use super::alg::{Alg, KEY_BYTES, MAX_LEVEL_KEY_BYTES, MAX_LEVELS, NONCE_BYTES};
 use super::backend::{Dispatch, Keys};
+use crate::aes::Key as AesKey;
 use crate::backend::Platform;
 use crate::cpu::Features;
 use crate::error::Error;
 
-/// Split `kp || ks` into the pad cipher (kp) and the key-stream cipher (ks).
-/// Both halves are borrowed in place, so no copy of either is left to wipe.
-pub(crate) fn ciphers(key: &[u8; KEY_BYTES]) -> (Aes128Enc, Aes128Enc) {
+/// Split `kp || ks` into the pad cipher (kp) and the key-stream cipher (ks),
+/// expanded for the best code `features` allow. Both halves are borrowed
+/// in place, so no copy of either is left to wipe.
+pub(crate) fn ciphers(key: &[u8; KEY_BYTES], features: Features) -> (AesKey, AesKey) {
     let ([kp, ks], []) = key.as_chunks::<16>() else { unreachable!("32 bytes are two 16-byte halves") };
-    (Aes128Enc::new(kp.into()), Aes128Enc::new(ks.into()))
+    (AesKey::new128(kp, features), AesKey::new128(ks, features))
 }
 
 /// `AES_kp(nonce)`, the pad of spec §4.
-pub(crate) fn pad(kp: &Aes128Enc, nonce: &[u8; NONCE_BYTES]) -> [u8; 16] {
-    let mut block = (*nonce).into();
-    kp.encrypt_block(&mut block);
-    block.into()
+pub(crate) fn pad(kp: &AesKey, nonce: &[u8; NONCE_BYTES]) -> [u8; 16] {
+    let mut block = *nonce;
+    kp.encrypt(&mut block);
+    block
 }
 
 /// Append level `keys.levels()`'s key to `keys` (spec §2):
 /// `x_j[t] = KS word (64·j + t)` for `t < k + n − 1`, where
 /// `KS = AES_ks(0) || AES_ks(1) || …` with i encoded as 16 little-endian bytes.
-pub(crate) fn push_next_level(keys: &mut Keys, ks: &Aes128Enc, alg: Alg) {
+pub(crate) fn push_next_level(keys: &mut Keys, ks: &AesKey, alg: Alg) {
     let level = keys.levels();
     debug_assert!(level < MAX_LEVELS);
     let start = level * alg.level_stride_bytes(); // a multiple of 16
     let len = alg.level_key_words() * alg.word_bytes();
     let first = (start / 16) as u128;
-    let mut blocks = [aes::Block::default(); MAX_LEVEL_KEY_BYTES.div_ceil(16)];
+    let mut blocks = [[0u8; 16]; MAX_LEVEL_KEY_BYTES.div_ceil(16)];
     let blocks = &mut blocks[..len.div_ceil(16)];
     for (i, b) in blocks.iter_mut().enumerate() {
-        *b = (first + i as u128).to_le_bytes().into();
+        *b = (first + i as u128).to_le_bytes();
     }
     ks.encrypt_blocks(blocks);
-    let stream = aes::Block::slice_as_flattened_mut(blocks);
+    let stream = blocks.as_flattened_mut();
     keys.push_level(&stream[..len]);
     stream.zeroize();
 }
@@ -73,7 +73,7 @@ pub(crate) fn push_next_level(keys: &mut Keys, ks: &Aes128Enc, alg: Alg) {
 #[derive(Clone)]
 pub struct MacKey {
     alg: Alg,
-    kp: Aes128Enc,
+    kp: AesKey,
     keys: Keys,
 }
 
@@ -93,7 +93,7 @@ impl MacKey {
     /// Expand using at most `features` (tests and benchmarks compare
     /// backends this way; [`Features::portable`] forces the portable one).
     pub fn with_features(alg: Alg, key: &[u8; KEY_BYTES], features: Features) -> Self {
-        let (kp, ks) = ciphers(key);
+        let (kp, ks) = ciphers(key, features);
         let mut keys = Keys::select(alg, features);
         for _ in 0..MAX_LEVELS {
             push_next_level(&mut keys, &ks, alg);

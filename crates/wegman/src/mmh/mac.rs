@@ -4,7 +4,6 @@
 
 use core::fmt;
 
-use aes::Aes128Enc;
 use zeroize::Zeroize;
 
 use super::alg::{Alg, KEY_BYTES, NONCE_BYTES};
@@ -141,7 +140,7 @@ fn tag_whole(alg: Alg, keys: &Keys, mut pad: [u8; 16], message: &[u8]) -> Tag {
 /// Behind the one-shot functions and the RustCrypto types.
 #[derive(Clone)]
 pub(crate) struct Owned {
-    ks: Aes128Enc,
+    ks: crate::aes::Key,
     keys: Keys,
     tree: Tree,
     pad: [u8; 16],
@@ -149,8 +148,9 @@ pub(crate) struct Owned {
 
 impl Owned {
     pub(crate) fn new(alg: Alg, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES]) -> Self {
-        let (kp, ks) = ciphers(key);
-        Owned { ks, keys: Keys::select(alg, Features::detect()), tree: Tree::new(alg), pad: pad(&kp, nonce) }
+        let features = Features::detect();
+        let (kp, ks) = ciphers(key, features);
+        Owned { ks, keys: Keys::select(alg, features), tree: Tree::new(alg), pad: pad(&kp, nonce) }
     }
 
     fn expand_to(&mut self, levels: usize) {
@@ -212,8 +212,9 @@ pub fn mac(alg: Alg, key: &[u8; KEY_BYTES], nonce: &[u8; NONCE_BYTES], message: 
     if message.len() <= WHOLE_MAX {
         // Whole in memory: expand just the levels this length needs, no
         // streaming state.
-        let (kp, ks) = ciphers(key);
-        let mut keys = Keys::select(alg, Features::detect());
+        let features = Features::detect();
+        let (kp, ks) = ciphers(key, features);
+        let mut keys = Keys::select(alg, features);
         while keys.levels() < alg.levels_for_len(message.len() as u128) {
             push_next_level(&mut keys, &ks, alg);
         }

@@ -284,7 +284,7 @@ mod tests {
             *b = x as u8;
         }
         for alg in Alg::ALL {
-            let (_, ks) = ciphers(&[0x5au8; 32]);
+            let (_, ks) = ciphers(&[0x5au8; 32], crate::cpu::Features::detect());
             let mut keys = Keys::select(alg, Features::portable());
             for _ in 0..MAX_LEVELS {
                 push_next_level(&mut keys, &ks, alg);
@@ -312,7 +312,7 @@ mod tests {
     #[test]
     fn a_clone_has_room_for_every_upper_level() {
         for alg in Alg::ALL {
-            let (_, ks) = ciphers(&[0x5au8; 32]);
+            let (_, ks) = ciphers(&[0x5au8; 32], crate::cpu::Features::detect());
             let mut keys = Keys::select(alg, Features::portable());
             for _ in 0..MAX_LEVELS {
                 push_next_level(&mut keys, &ks, alg);
@@ -344,7 +344,7 @@ mod tests {
             assert!(matches!(t.admit(4), Err(Error::TooLong { what: "message", .. })));
             // refused for good, even for an empty update, and at finalize
             assert!(t.admit(0).is_err());
-            let (_, ks) = ciphers(&[0u8; 32]);
+            let (_, ks) = ciphers(&[0u8; 32], crate::cpu::Features::detect());
             let mut keys = Keys::select(alg, Features::portable());
             push_next_level(&mut keys, &ks, alg);
             assert!(t.finalize(&keys).is_err());

@@ -3,8 +3,6 @@
 
 use core::fmt;
 
-use aes::Aes128Enc;
-use cipher::{BlockCipherEncrypt, KeyInit};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::error::{Error, RRule};
@@ -145,9 +143,10 @@ impl Key {
         &self.k
     }
 
-    pub(crate) fn cipher(&self) -> Aes128Enc {
-        // By reference: `self.k.into()` would copy k into a temporary.
-        Aes128Enc::new((&self.k).into())
+    /// AES_k, expanded for the best code `features` allow.
+    #[inline(always)]
+    pub(crate) fn cipher(&self, features: crate::cpu::Features) -> crate::aes::Key {
+        crate::aes::Key::new128(&self.k, features)
     }
 }
 
@@ -158,8 +157,8 @@ impl fmt::Debug for Key {
 }
 
 /// AES_k(n): the one-time pad s of §2, little-endian as Poly1305 reads it.
-pub(crate) fn aes_pad(cipher: &Aes128Enc, nonce: &[u8; NONCE_BYTES]) -> [u8; 16] {
-    let mut block = (*nonce).into();
-    cipher.encrypt_block(&mut block);
-    block.into()
+pub(crate) fn aes_pad(cipher: &crate::aes::Key, nonce: &[u8; NONCE_BYTES]) -> [u8; 16] {
+    let mut block = *nonce;
+    cipher.encrypt(&mut block);
+    block
 }

@@ -3,7 +3,6 @@
 use core::fmt;
 use std::num::NonZeroUsize;
 
-use aes::Aes128Enc;
 use zeroize::Zeroize;
 
 use super::backend::{Dispatch, Precomputed, State};
@@ -25,7 +24,7 @@ use crate::error::Error;
 /// itself for long inputs.)
 #[derive(Clone)]
 pub struct ExpandedKey {
-    cipher: Aes128Enc,
+    cipher: crate::aes::Key,
     /// The backend's state for r with h = 0; each message starts from a copy.
     poly: State,
     pre: Precomputed,
@@ -44,7 +43,7 @@ impl ExpandedKey {
     pub fn with_features(key: &Key, features: Features) -> Self {
         let poly = State::select(key.r(), features);
         let pre = poly.precompute();
-        ExpandedKey { cipher: key.cipher(), poly, pre, r: *key.r() }
+        ExpandedKey { cipher: key.cipher(features), poly, pre, r: *key.r() }
     }
 
     /// Which backend computes the polynomial for this key.

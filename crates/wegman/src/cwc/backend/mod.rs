@@ -16,7 +16,7 @@
 //!   no IFMA; the rest of a run goes portable.
 //!
 //! CWC-CTR's keystream for long runs of whole blocks comes from the AES
-//! layer (`crate::aes`: AES-NI, VAES-256 or VAES-512; `cipher.rs` asks it).
+//! layer (`crate::aes`: AES-NI, VAES-256 or VAES-512; `ctr.rs` asks its `Key`).
 
 mod soft;
 #[cfg(target_arch = "x86_64")]

@@ -1,0 +1,251 @@
+//! The one AES key type of every family: a 16-, 24- or 32-byte key
+//! expanded once for the code the features allow.
+//!
+//! With AES-NI the key is FIPS-197 round keys (`x86_schedule.rs`, 240
+//! bytes inline) that the AES-NI leaf encrypts blocks with and, for runs of
+//! at least [`Key::ctr`]'s threshold, the widest counter-mode leaf (AES-NI,
+//! VAES-256 or VAES-512) too: one copy of the key, built when the key is
+//! made. Without AES-NI (or with features capped below it) it is the `aes`
+//! crate's key (its bitsliced schedule is 704–960 bytes), which runs every
+//! operation.
+
+#[cfg(target_arch = "x86_64")]
+use aead::inout::InOutBuf;
+use aes::{Aes128Enc, Aes192Enc, Aes256Enc};
+use cipher::{BlockCipherEncrypt, KeyInit};
+
+#[cfg(target_arch = "x86_64")]
+use super::{RoundKeys, x86_aesni, x86_vaes256, x86_vaes512};
+#[cfg(target_arch = "x86_64")]
+use crate::backend::AesWide;
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::AesNi;
+use crate::cpu::Features;
+
+/// An AES key, expanded; wiped on drop.
+// Inline, not boxed: moving a value into a box copies its padding from the
+// stack, where earlier calls can have left key words (the heap test's
+// finding), and a freed box would keep them. A native key uses only its
+// first 256 bytes (all that `prefetch` loads).
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone)]
+pub(crate) enum Key {
+    /// Round keys for the AES-NI leaves, and the widest counter-mode leaf.
+    #[cfg(target_arch = "x86_64")]
+    Native { keys: RoundKeys, aesni: AesNi, wide: AesWide },
+    /// The `aes` crate (which makes its own choice of AES-NI or bitsliced
+    /// code).
+    Portable(Portable),
+}
+
+/// The `aes` crate's keys, by length (each wiped on drop: the crate's
+/// `zeroize` feature).
+#[derive(Clone)]
+pub(crate) enum Portable {
+    Aes128(Aes128Enc),
+    Aes192(Aes192Enc),
+    Aes256(Aes256Enc),
+}
+
+impl Key {
+    /// Expand a 16-, 24- or 32-byte key for the best code `features`
+    /// allow; `None` for any other length.
+    // Inlined into the callers' constructors, so the schedule is built where
+    // it stays instead of being copied on each return.
+    #[inline(always)]
+    pub(crate) fn new(key: &[u8], features: Features) -> Option<Self> {
+        if !matches!(key.len(), 16 | 24 | 32) {
+            return None;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some((aesni, wide)) = crate::backend::aes(features) {
+            return Some(Key::Native { keys: RoundKeys::new(aesni, key), aesni, wide });
+        }
+        let _ = features;
+        Some(Key::Portable(match key.len() {
+            16 => Portable::Aes128(Aes128Enc::new(key.try_into().expect("16"))),
+            24 => Portable::Aes192(Aes192Enc::new(key.try_into().expect("24"))),
+            _ => Portable::Aes256(Aes256Enc::new(key.try_into().expect("32"))),
+        }))
+    }
+
+    /// An AES-128 key.
+    #[inline(always)]
+    pub(crate) fn new128(key: &[u8; 16], features: Features) -> Self {
+        Self::new(key, features).expect("16 bytes")
+    }
+
+    /// The key's length in bytes: 16, 24 or 32.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Key::Native { keys, .. } => (keys.rounds - 6) * 4,
+            Key::Portable(p) => match p {
+                Portable::Aes128(_) => 16,
+                Portable::Aes192(_) => 24,
+                Portable::Aes256(_) => 32,
+            },
+        }
+    }
+
+    /// AES_K(block), in place: the caller's buffer is the only copy of the
+    /// output, so the caller can wipe it.
+    #[inline]
+    pub(crate) fn encrypt(&self, block: &mut [u8; 16]) {
+        self.encrypt_blocks(core::slice::from_mut(block));
+    }
+
+    /// AES_K of each block, in place.
+    #[inline]
+    pub(crate) fn encrypt_blocks(&self, blocks: &mut [[u8; 16]]) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Key::Native { keys, aesni, .. } => x86_aesni::blocks(*aesni, keys, blocks),
+            Key::Portable(p) => {
+                let blocks = cipher::Array::cast_slice_from_core_mut(blocks);
+                match p {
+                    Portable::Aes128(c) => c.encrypt_blocks(blocks),
+                    Portable::Aes192(c) => c.encrypt_blocks(blocks),
+                    Portable::Aes256(c) => c.encrypt_blocks(blocks),
+                }
+            }
+        }
+    }
+
+    /// The code that runs long counter-mode runs: a leaf of this module, or
+    /// the `aes` crate.
+    pub(crate) fn ctr_name(&self) -> &'static str {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Key::Native { wide: AesWide::Vaes512(_), .. } => "vaes512",
+            #[cfg(target_arch = "x86_64")]
+            Key::Native { wide: AesWide::Vaes256(_), .. } => "vaes256",
+            #[cfg(target_arch = "x86_64")]
+            Key::Native { wide: AesWide::None, .. } => "aesni",
+            Key::Portable(_) => "aes-crate",
+        }
+    }
+
+    /// Counter mode on the widest leaf, for a run long enough to pay for
+    /// it: the input's whole blocks at the start of `buf` XOR the keystream
+    /// blocks `first`, `first + 1`, … of `prefix` (`P || i`, i a 32-bit
+    /// big-endian counter the caller keeps below 2^32), written to the
+    /// output (the same bytes, or others). Returns how many bytes it did: 0
+    /// for a shorter run or a portable key, which the caller runs through
+    /// [`encrypt_blocks`](Self::encrypt_blocks).
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    pub(crate) fn ctr(&self, prefix: &[u8; 12], first: u32, buf: InOutBuf<'_, '_, u8>) -> usize {
+        let Key::Native { keys, aesni, wide } = self else { return 0 };
+        let n = buf.len() & !15;
+        let min = match wide {
+            AesWide::Vaes512(_) => x86_vaes512::MIN_BYTES,
+            AesWide::Vaes256(_) => x86_vaes256::MIN_BYTES,
+            AesWide::None => x86_aesni::MIN_BYTES,
+        };
+        if n < min {
+            return 0;
+        }
+        let buf = buf.split_at(n).0;
+        match *wide {
+            AesWide::Vaes512(t) => x86_vaes512::apply(t, keys, prefix, first, buf),
+            AesWide::Vaes256(t) => x86_vaes256::apply(t, keys, prefix, first, buf),
+            AesWide::None => x86_aesni::apply(*aesni, keys, prefix, first, buf),
+        }
+        n
+    }
+
+    /// Start loading the key (one among many is not in cache).
+    #[inline]
+    pub(crate) fn prefetch(&self) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Key::Native { keys, .. } => crate::prefetch::lines(keys),
+            Key::Portable(p) => crate::prefetch::lines(p),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Key;
+    use crate::cpu::Features;
+
+    /// Every operation of keys of all three lengths, made for every level of
+    /// this CPU's features, against the `aes` crate: single blocks, runs of
+    /// blocks around the eight-block step, and counter mode around every
+    /// leaf's threshold, its output the keystream or nothing.
+    #[test]
+    fn every_operation_equals_the_aes_crate_at_every_level() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for features in Features::detect().every_level() {
+            for len in [16, 24, 32] {
+                let bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+                let key = Key::new(&bytes, features).expect("a valid length");
+                assert_eq!(key.len(), len);
+                for count in [0, 1, 2, 7, 8, 9, 15, 16, 17, 33] {
+                    let data: Vec<[u8; 16]> = (0..count).map(|_| core::array::from_fn(|_| next() as u8)).collect();
+                    let mut got = data.clone();
+                    key.encrypt_blocks(&mut got);
+                    for (i, (g, d)) in got.iter().zip(&data).enumerate() {
+                        let mut want = *d;
+                        super::super::tests::aes_block(&bytes, &mut want);
+                        assert_eq!(g, &want, "{features:?}, {len}-byte key, block {i} of {count}");
+                        let mut one = *d;
+                        key.encrypt(&mut one);
+                        assert_eq!(one, want);
+                    }
+                }
+                #[cfg(target_arch = "x86_64")]
+                for blocks in [0usize, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 65] {
+                    let prefix: [u8; 12] = core::array::from_fn(|_| next() as u8);
+                    let first = next() as u32 % 1000;
+                    let data: Vec<u8> = (0..16 * blocks + 5).map(|_| next() as u8).collect();
+                    let mut got = data.clone();
+                    let done = key.ctr(&prefix, first, got.as_mut_slice().into());
+                    assert!(done.is_multiple_of(16) && done <= 16 * blocks);
+                    assert!(done == 0 || done == 16 * blocks, "a run is done whole or left whole");
+                    if matches!(key, Key::Portable(_)) {
+                        assert_eq!(done, 0);
+                    }
+                    for (i, (g, d)) in got.chunks(16).zip(data.chunks(16)).enumerate() {
+                        let mut b = [0u8; 16];
+                        b[..12].copy_from_slice(&prefix);
+                        b[12..].copy_from_slice(&(first + i as u32).to_be_bytes());
+                        super::super::tests::aes_block(&bytes, &mut b);
+                        let want: Vec<u8> =
+                            if 16 * i < done { b.iter().zip(d).map(|(k, m)| k ^ m).collect() } else { d.to_vec() };
+                        assert_eq!(g, &want[..], "{features:?}, {len}-byte key, {blocks} blocks, block {i}");
+                    }
+                }
+            }
+            assert!(Key::new(&[0; 15], features).is_none());
+            assert!(Key::new(&[0; 33], features).is_none());
+        }
+    }
+
+    /// The label names the leaf the key runs: the portable key names the
+    /// `aes` crate, a native one the widest leaf its features allow.
+    #[test]
+    fn the_counter_mode_label_follows_the_features() {
+        for features in Features::detect().every_level() {
+            let key = Key::new128(&[5; 16], features);
+            #[cfg(target_arch = "x86_64")]
+            let want = match crate::backend::aes(features) {
+                Some((_, crate::backend::AesWide::Vaes512(_))) => "vaes512",
+                Some((_, crate::backend::AesWide::Vaes256(_))) => "vaes256",
+                Some((_, crate::backend::AesWide::None)) => "aesni",
+                None => "aes-crate",
+            };
+            #[cfg(not(target_arch = "x86_64"))]
+            let want = "aes-crate";
+            assert_eq!(key.ctr_name(), want, "{features:?}");
+        }
+    }
+}
