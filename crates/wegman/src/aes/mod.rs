@@ -21,6 +21,10 @@
 //! 32-bit big-endian counter that the caller keeps from wrapping.
 
 mod key;
+// First: the counter-mode leaves below are written with its macro.
+#[cfg(target_arch = "x86_64")]
+#[macro_use]
+mod x86_ctr;
 #[cfg(target_arch = "x86_64")]
 mod x86_aesni;
 #[cfg(target_arch = "x86_64")]
