@@ -6,7 +6,7 @@
 //!   functions flagged), also as one line the other harnesses' tests print;
 //! * [`memcheck`]: running a program under memcheck the project's way;
 //! * [`matrix`]: the builds of the Rust API harness (`src/main.rs`) at
-//!   opt-levels 1, 2 and 3, clean and with wegman's leaky control, and what
+//!   opt-levels 1, 2 and 3, clean and with the harness's leaky control, and what
 //!   each must show; `tools/ctgrind` and `tests/ctgrind.rs` run them.
 //!
 //! Used by the harness here, the command line's key-parsing harness

@@ -42,6 +42,7 @@
 //! verdict is valgrind's exit status), 2 if one failed, 3 on misuse.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use aead::{Aead, KeyInit, Payload};
 use wegman::Error;
@@ -161,6 +162,30 @@ fn level_name(f: Features) -> String {
     if f.prefers_float64() { "float64".into() } else { f.tier().into() }
 }
 
+/// `--leaky`: the negative control, [`leak`] on every output and verdict
+/// computed from a secret.
+static LEAKY: AtomicBool = AtomicBool::new(false);
+
+/// The negative control: a table lookup at an index taken from a value the
+/// library computed from the secrets (a tag, a ciphertext byte, a verdict),
+/// before the harness declassifies it. memcheck must report a
+/// secret-dependent address here, and only here, in every section (every
+/// family and level): the proof that this build and this run can see one.
+#[inline(never)]
+fn leak(secret: u8) {
+    static TABLE: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = (i as u8).wrapping_mul(167).wrapping_add(13);
+            i += 1;
+        }
+        t
+    };
+    // The table is opaque, so the load cannot be folded into arithmetic.
+    core::hint::black_box(core::hint::black_box(&TABLE)[usize::from(secret)]);
+}
+
 /// The checks' tally, the backends that ran, and memcheck's error count per
 /// section (family and level).
 #[derive(Default)]
@@ -185,6 +210,11 @@ impl Harness {
     /// An output computed from the secret: it must carry undefined bits,
     /// then it is declassified and compared with `want`.
     fn output(&mut self, pass: &Pass, got: &mut [u8], want: &[u8], what: &str) {
+        if LEAKY.load(Ordering::Relaxed)
+            && let Some(&first) = got.first()
+        {
+            leak(first);
+        }
         if pass.taints() && !want.is_empty() {
             self.check(carries_undefined_bits(got), pass, &format!("{what}: output does not depend on the secret"));
         }
@@ -196,6 +226,9 @@ impl Harness {
     /// branching, so still undefined; declassified, then compared.
     fn verdict(&mut self, pass: &Pass, mut got: Result<(), Error>, want_ok: bool, what: &str) {
         let mut bit = [u8::from(got.is_ok())];
+        if LEAKY.load(Ordering::Relaxed) {
+            leak(bit[0]);
+        }
         if pass.taints() {
             let taint = carries_undefined_bits(&bit);
             self.check(taint, pass, &format!("{what}: the verdict does not depend on the secret"));
@@ -544,10 +577,19 @@ fn cwc_key(h: &mut Harness, pass: &Pass, ck: &CwcKey, case: &CwcCase, m: &[u8], 
 }
 
 fn main() -> std::process::ExitCode {
-    let Some(quick) = wegman_ctgrind::quick_option() else {
-        eprintln!("usage: ctgrind [--quick]   (under valgrind --tool=memcheck; see tools/ctgrind)");
-        return std::process::ExitCode::from(3);
-    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (mut quick, mut leaky) = (false, false);
+    for a in &args {
+        match a.as_str() {
+            "--quick" if !quick => quick = true,
+            "--leaky" if !leaky => leaky = true,
+            _ => {
+                eprintln!("usage: ctgrind [--quick] [--leaky]   (under valgrind --tool=memcheck; see tools/ctgrind)");
+                return std::process::ExitCode::from(3);
+            }
+        }
+    }
+    LEAKY.store(leaky, Ordering::Relaxed);
     if !client::running_on_valgrind() {
         eprintln!("ctgrind: must run under valgrind --tool=memcheck (nothing is checked otherwise); see tools/ctgrind");
         return std::process::ExitCode::from(3);

@@ -4,11 +4,12 @@
 //! Each build is a release build at one opt-level (1, 2 or 3, through
 //! `CARGO_PROFILE_RELEASE_OPT_LEVEL`), with line tables so that memcheck
 //! names inlined functions, in its own target directory under
-//! `target/ctgrind/`. It is either clean, in which case memcheck must report
-//! nothing and the CWC verdict suppression must have been used, or built
-//! with `--cfg wegman_ctgrind_leak`, wegman's leaky control, in which case
-//! memcheck must report errors in the leak's function and nowhere else, in
-//! every family and at every backend level. The forced-portable builds add
+//! `target/ctgrind/`. Each build runs twice: as it is, when memcheck must
+//! report nothing and the CWC verdict suppression must have been used, and
+//! with `--leaky`, the harness's negative control (a table lookup at every
+//! output and verdict the library computed from a secret), when memcheck
+//! must report errors in the leak's function and nowhere else, in every
+//! family and at every backend level. The forced-portable builds add
 //! `--cfg wegman_backend="portable"` and the `aes` crate's
 //! `--cfg aes_backend="soft"`: no SIMD in wegman and bitsliced AES.
 
@@ -17,8 +18,8 @@ use std::process::Command;
 
 use crate::memcheck::{self, ERROR_EXIT, Run};
 
-/// The function the leaky control's lookup is in (`wegman/src/ct.rs`).
-pub const LEAK_FUNCTION: &str = "wegman::ct::ctgrind_leak";
+/// The function the leaky control's lookup is in (the harness's `leak`).
+pub const LEAK_FUNCTION: &str = "ctgrind::leak";
 /// The suppression of the one intended branch on a CWC verdict
 /// (`ctgrind.supp`).
 pub const VERDICT_SUPPRESSION: &str = "wegman-cwc-verdict-is-public";
@@ -30,7 +31,7 @@ pub const FAMILIES: &[&str] = &["poly1305aes", "mmh", "cwc"];
 pub struct Build {
     /// `opt-level` of the release profile: 1, 2 or 3.
     pub opt_level: u8,
-    /// With `--cfg wegman_ctgrind_leak`.
+    /// Run with `--leaky` (the same executable as the clean run).
     pub leak: bool,
     /// With wegman's and the `aes` crate's portable backends forced.
     pub portable: bool,
@@ -68,15 +69,14 @@ impl Build {
         if self.portable {
             flags.push(r#"--cfg wegman_backend="portable" --cfg aes_backend="soft""#);
         }
-        if self.leak {
-            flags.push("--cfg wegman_ctgrind_leak");
-        }
         flags.join(" ")
     }
 
-    /// `target/ctgrind/<label>` (under `$CARGO_TARGET_DIR` if set).
+    /// `target/ctgrind/<label>` (under `$CARGO_TARGET_DIR` if set), the
+    /// leaky run's the clean run's.
     pub fn target_dir(&self) -> PathBuf {
-        ctgrind_dir().join(self.label().to_lowercase().replace(' ', "-"))
+        let clean = Build { leak: false, ..*self };
+        ctgrind_dir().join(clean.label().to_lowercase().replace(' ', "-"))
     }
 
     /// Build the harness; returns the executable.
@@ -101,7 +101,14 @@ impl Build {
     /// Run the harness under memcheck with `ctgrind.supp`.
     pub fn run(&self, exe: &Path, quick: bool) -> Run {
         let supp = crate_dir().join("ctgrind.supp");
-        memcheck::run(exe, if quick { &["--quick"] } else { &[] }, &[&supp])
+        let mut args = Vec::new();
+        if quick {
+            args.push("--quick");
+        }
+        if self.leak {
+            args.push("--leaky");
+        }
+        memcheck::run(exe, &args, &[&supp])
     }
 
     /// What is wrong with `run` for this build (nothing: as expected).

@@ -13,8 +13,6 @@ use crate::error::Error;
 /// `authenticate` in the benchmark).
 #[inline]
 pub fn eq16(a: &[u8; 16], b: &[u8; 16]) -> bool {
-    #[cfg(wegman_ctgrind_leak)]
-    ctgrind_leak(a[0]);
     let x = u128::from_le_bytes(*a) ^ u128::from_le_bytes(*b);
     let folded = (x as u64) | ((x >> 64) as u64);
     bool::from(folded.ct_eq(&0))
@@ -23,10 +21,6 @@ pub fn eq16(a: &[u8; 16], b: &[u8; 16]) -> bool {
 /// Equality of two byte strings of the same public length.
 #[inline]
 pub fn eq(a: &[u8], b: &[u8]) -> bool {
-    #[cfg(wegman_ctgrind_leak)]
-    if let Some(&first) = a.first() {
-        ctgrind_leak(first);
-    }
     bool::from(a.ct_eq(b))
 }
 
@@ -52,28 +46,6 @@ pub fn eq(a: &[u8], b: &[u8]) -> bool {
 #[inline(never)]
 pub(crate) fn verdict(ok: bool) -> Result<(), Error> {
     if ok { Ok(()) } else { Err(Error::TagMismatch) }
-}
-
-/// The negative control of the constant-time check
-/// (`crates/wegman-ctgrind`), compiled only with `--cfg wegman_ctgrind_leak`
-/// and never in a real build: a table lookup at an index taken from the
-/// computed tag, i.e. from the secrets. The tag comparisons above call it,
-/// so every family's verification reaches it, and memcheck must report a
-/// secret-dependent address here in every build the check runs.
-#[cfg(wegman_ctgrind_leak)]
-#[inline(never)]
-fn ctgrind_leak(secret: u8) {
-    static TABLE: [u8; 256] = {
-        let mut t = [0u8; 256];
-        let mut i = 0;
-        while i < 256 {
-            t[i] = (i as u8).wrapping_mul(167).wrapping_add(13);
-            i += 1;
-        }
-        t
-    };
-    // The table is opaque, so the load cannot be folded into arithmetic.
-    core::hint::black_box(core::hint::black_box(&TABLE)[usize::from(secret)]);
 }
 
 /// Hide a value from the optimizer so that a mask built from a comparison

@@ -4,8 +4,8 @@
 //!
 //! * The Rust API harness (`src/main.rs`): release builds at opt-levels 1,
 //!   2 and 3 and a forced-portable build at 3, each clean (must show 0
-//!   errors) and with wegman's leaky control (must be flagged in
-//!   `wegman::ct::ctgrind_leak` and nowhere else); see `matrix.rs`.
+//!   errors) and with the harness's leaky control (must be flagged in
+//!   `ctgrind::leak` and nowhere else); see `matrix.rs`.
 //! * The C ABI harness (`wegman-capi`, `tests/ctgrind.rs`) and the command
 //!   line's key-parsing harness (`wegman-cli`, `tests/ctgrind_keys.rs`),
 //!   each with its own negative control, through their cargo tests (which
