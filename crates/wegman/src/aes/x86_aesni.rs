@@ -57,25 +57,40 @@ fn step() -> __m128i {
 pub(crate) fn blocks(token: AesNi, keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
     // SAFETY: `token` is an `AesNi`, which `crate::cpu` hands out only
     // after detecting AES-NI and SSSE3 on this CPU.
-    unsafe { ecb(token, keys, blocks) }
+    unsafe {
+        match keys.rounds {
+            10 => ecb::<10>(token, keys, blocks),
+            12 => ecb::<12>(token, keys, blocks),
+            _ => ecb::<14>(token, keys, blocks),
+        }
+    }
 }
 
-/// The round keys in registers (the caller wipes them).
+/// AES of `N` blocks with `R` rounds, each round key read from `keys` where
+/// it is used: with the rounds a constant the loops unroll, and no copy of
+/// the keys is made (none is left on the stack to wipe).
 #[target_feature(enable = "aes,ssse3")]
 #[inline]
-fn load(keys: &RoundKeys) -> [__m128i; 15] {
-    let mut rk = [_mm_setzero_si128(); 15];
-    for (v, k) in rk.iter_mut().zip(&keys.rk[..=keys.rounds]) {
-        // SAFETY: `k` is 16 readable bytes: one unaligned 16-byte load.
-        *v = unsafe { _mm_loadu_si128(k.as_ptr().cast()) };
+fn rounds<const N: usize, const R: usize>(mut b: [__m128i; N], keys: &RoundKeys) -> [__m128i; N] {
+    // SAFETY: `keys.rk[i]` is 16 readable bytes: one unaligned load.
+    let k = |i: usize| unsafe { _mm_loadu_si128(keys.rk[i].as_ptr().cast()) };
+    for x in b.iter_mut() {
+        *x = _mm_xor_si128(*x, k(0));
     }
-    rk
+    for i in 1..R {
+        for x in b.iter_mut() {
+            *x = _mm_aesenc_si128(*x, k(i));
+        }
+    }
+    for x in b.iter_mut() {
+        *x = _mm_aesenclast_si128(*x, k(R));
+    }
+    b
 }
 
-/// [`blocks`]: eight at a time, then one at a time.
+/// [`blocks`] with `R` rounds: eight at a time, then one at a time.
 #[target_feature(enable = "aes,ssse3")]
-fn ecb(_proof: AesNi, keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
-    let mut rk = load(keys);
+fn ecb<const R: usize>(_proof: AesNi, keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
     let get = |b: &[u8; 16]| {
         // SAFETY: `b` is 16 readable bytes: one unaligned load.
         unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
@@ -86,17 +101,14 @@ fn ecb(_proof: AesNi, keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
     };
     let (eights, rest) = blocks.as_chunks_mut::<8>();
     for c in eights {
-        let out = encrypt::<8>(core::array::from_fn(|j| get(&c[j])), &rk, keys.rounds);
+        let out = rounds::<8, R>(core::array::from_fn(|j| get(&c[j])), keys);
         for (b, x) in c.iter_mut().zip(out) {
             put(b, x);
         }
     }
     for b in rest {
-        let [x] = encrypt::<1>([get(b)], &rk, keys.rounds);
+        let [x] = rounds::<1, R>([get(b)], keys);
         put(b, x);
-    }
-    for k in rk.iter_mut() {
-        *k = _mm_setzero_si128();
     }
 }
 
