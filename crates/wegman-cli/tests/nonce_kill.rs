@@ -1,10 +1,9 @@
 //! The §3 nonce store under SIGKILL: kill `wegman tag` at random moments,
 //! hundreds of times, and prove that no nonce was ever printed twice.
 //!
-//! The same harness runs against a binary built with
-//! `RUSTFLAGS="--cfg wegman_broken_nonce_store"` (the naive in-memory
-//! counter the paper warns about, written in place without fsync or rename)
-//! and must catch it.
+//! The same harness runs against `wegman-broken-store` (the dev-only crate
+//! `tools/nonce-controls`: the naive in-memory counter the paper warns
+//! about, written in place without fsync or rename) and must catch it.
 //!
 //! `cargo test` kills 200 times; `WEGMAN_NONCE_KILLS=1000` (what
 //! `tools/nonce-faults` sets) asks for more.

@@ -28,18 +28,8 @@ pub mod hex;
 pub mod incremental;
 pub mod input;
 pub mod keyfile;
-#[cfg(not(any(wegman_nonce_legacy, wegman_broken_nonce_store)))]
 pub mod leased;
 pub mod manifest;
-#[cfg(not(any(wegman_nonce_legacy, wegman_broken_nonce_store)))]
-pub mod nonce;
-/// The store before the generation files (one state file replaced through
-/// the fixed temporary name `KEY.nonce.tmp`), compiled only for negative
-/// controls: `--cfg wegman_nonce_legacy` (the race harness
-/// `scripts/nonce-race` must report reuse with it) and
-/// `--cfg wegman_broken_nonce_store` (the kill and fault tests).
-#[cfg(any(wegman_nonce_legacy, wegman_broken_nonce_store))]
-#[path = "nonce_legacy.rs"]
 pub mod nonce;
 pub mod parallel;
 pub mod patch;

@@ -9,8 +9,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use wegman_store::nonce::testing::{before_publish, fault_pending, inject_fault};
-use wegman_store::nonce::{KeyBinding, NonceStore};
+use wegman_store::nonce::{KeyBinding, NonceError, NonceStore};
+
+mod common;
+use common::{PUBLICATION_STEPS, TestFs};
 
 fn key() -> KeyBinding {
     KeyBinding::derive("poly1305aes", &[0x3c; 32])
@@ -29,13 +31,23 @@ fn value(n: [u8; 16]) -> u128 {
 
 /// No value twice, and the next nonce of the state is above all of them.
 fn check_all(state: &Path, all: &[u128]) {
+    if let Err(e) = checked(state, all) {
+        panic!("{e}");
+    }
+}
+
+/// What [`check_all`] checks, as the first requirement broken.
+fn checked(state: &Path, all: &[u128]) -> Result<(), String> {
     let mut seen = HashSet::new();
     let dups: Vec<_> = all.iter().filter(|n| !seen.insert(**n)).collect();
-    assert!(dups.is_empty(), "{} of {} nonces handed out twice: {dups:?}", dups.len(), all.len());
+    if !dups.is_empty() {
+        return Err(format!("{} of {} nonces handed out twice: {dups:?}", dups.len(), all.len()));
+    }
     let mut s = NonceStore::open(state, &key()).unwrap();
     let next = value(s.next_nonce().unwrap());
-    if let Some(max) = all.iter().max() {
-        assert!(next > *max, "the state went back: next {next}, handed out up to {max}");
+    match all.iter().max() {
+        Some(max) if next <= *max => Err(format!("the state went back: next {next}, handed out up to {max}")),
+        _ => Ok(()),
     }
 }
 
@@ -51,7 +63,8 @@ fn threads_racing_without_the_lock_never_share_a_nonce() {
                 let mut mine = Vec::new();
                 for _ in 0..150 {
                     let reserve = [1, 2, 3, 7][rng.random_range(0..4)];
-                    let mut s = NonceStore::open_unlocked_for_tests(&state, &key()).unwrap().with_reserve(reserve);
+                    let mut s =
+                        NonceStore::open_with(TestFs::unlocked(), &state, &key()).unwrap().with_reserve(reserve);
                     for _ in 0..rng.random_range(1..=5) {
                         mine.push(value(s.next_nonce().unwrap()));
                     }
@@ -84,20 +97,21 @@ fn a_stopped_writer_cannot_claim_a_recycled_generation() {
     let b_took = Rc::new(RefCell::new(Vec::new()));
     let stops = Rc::new(RefCell::new(0));
     let (st, took, n) = (state.clone(), b_took.clone(), stops.clone());
-    before_publish(Some(Box::new(move || {
+    let w_fs = TestFs::unlocked();
+    w_fs.before_publish(Some(Box::new(move || {
         if *n.borrow() >= 2 {
             return;
         }
         *n.borrow_mut() += 1;
-        let mut b = NonceStore::open_unlocked_for_tests(&st, &key()).unwrap().with_reserve(1);
+        let mut b = NonceStore::open_with(TestFs::unlocked(), &st, &key()).unwrap().with_reserve(1);
         for _ in 0..4 {
             took.borrow_mut().push(value(b.next_nonce().unwrap()));
         }
         drop(b);
     })));
-    let mut w = NonceStore::open_unlocked_for_tests(&state, &key()).unwrap().with_reserve(3);
+    let mut w = NonceStore::open_with(w_fs.clone(), &state, &key()).unwrap().with_reserve(3);
     let mut all: Vec<u128> = (0..7).map(|_| value(w.next_nonce().unwrap())).collect();
-    before_publish(None);
+    w_fs.before_publish(None);
     assert_eq!(*stops.borrow(), 2, "the writer was stopped once on the base, once on a generation");
     all.extend(b_took.borrow().iter());
     drop(w);
@@ -107,53 +121,138 @@ fn a_stopped_writer_cannot_claim_a_recycled_generation() {
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// The steps of a publication a fault can hit, before or after it acts.
-const STEPS: [&str; 4] = [
-    "writing the temporary nonce state",
-    "syncing the temporary nonce state",
-    "linking the new nonce state to",
-    "syncing the directory of the nonce state",
-];
+/// What [`failed_reservation`] takes nonces from: the store, or the
+/// store with the limit bug of its negative control.
+trait Nonces {
+    fn next(&mut self) -> Result<[u8; 16], NonceError>;
+}
+
+impl Nonces for NonceStore<TestFs> {
+    fn next(&mut self) -> Result<[u8; 16], NonceError> {
+        self.next_nonce()
+    }
+}
+
+/// The negative control of [`failed_reservation`]: a store that, when its
+/// block runs out, sets the new limit in memory first and reserves on disk
+/// after, ignoring a failure, so that the nonces of a failed reservation
+/// are still handed out (the bug once planted in the store itself). The
+/// reservation on disk is the store's own (`reserve`, which publishes a
+/// generation as `next_nonce` does); only the order and the ignored error
+/// are the bug's.
+struct LimitSetFirst {
+    store: NonceStore<TestFs>,
+    reserve: u64,
+    /// The range handed out from memory, `[next, limit)`; empty before the
+    /// first reservation.
+    next: u128,
+    limit: u128,
+}
+
+impl Nonces for LimitSetFirst {
+    fn next(&mut self) -> Result<[u8; 16], NonceError> {
+        if self.limit == 0 {
+            // the first block is reserved as the store does
+            let first = value(self.store.next_nonce()?);
+            (self.next, self.limit) = (first, first + u128::from(self.reserve));
+        } else if self.next >= self.limit {
+            self.limit = self.next + u128::from(self.reserve);
+            let _ = self.store.reserve(self.reserve);
+        }
+        let n = self.next;
+        self.next += 1;
+        Ok(n.to_le_bytes())
+    }
+}
+
+/// One step failing once (`after`: having acted) during the reservations
+/// of a store with blocks of `reserve`, then the store reopened: the first
+/// requirement broken, if one is.
+fn failed_reservation<S: Nonces>(
+    step: common::Op,
+    after: bool,
+    reserve: u64,
+    open: impl Fn(TestFs, &Path) -> S,
+) -> Result<(), String> {
+    let what = format!("{} after={after} reserve={reserve}", step.step());
+    let (_dir, state) = fresh();
+    let mut all = Vec::new();
+    let fs = TestFs::new();
+    let mut s = open(fs.clone(), &state);
+    all.push(value(s.next().unwrap()));
+    fs.inject_fault(step, after);
+    let mut failed = false;
+    for _ in 0..8 {
+        match s.next() {
+            Ok(n) => all.push(value(n)),
+            Err(e) if e.to_string().contains(step.step()) => {
+                failed = true;
+                break;
+            }
+            Err(e) => return Err(format!("{what}: {e}")),
+        }
+    }
+    if fs.fault_pending() {
+        return Err(format!("{what}: the fault never fired"));
+    }
+    // the same store goes on, or another one after a crash
+    if let Ok(n) = s.next() {
+        all.push(value(n));
+    }
+    drop(s);
+    let mut again = NonceStore::open(&state, &key()).unwrap().with_reserve(reserve);
+    for _ in 0..5 {
+        all.push(value(again.next_nonce().unwrap()));
+    }
+    again.close().unwrap();
+    checked(&state, &all).map_err(|e| format!("{what}: {e}"))?;
+    if !failed {
+        return Err(format!("{what}: the failure was not reported"));
+    }
+    Ok(())
+}
 
 #[test]
 fn reopening_after_a_failed_reservation_never_repeats_a_nonce() {
-    // With `--cfg wegman_nonce_planted_limit_bug` (the in-memory limit set
-    // before the reservation is on disk) this test must fail.
-    for step in STEPS {
+    for step in PUBLICATION_STEPS {
         for after in [false, true] {
             for reserve in [1, 3] {
-                let (_dir, state) = fresh();
-                let mut all = Vec::new();
-                let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(reserve);
-                all.push(value(s.next_nonce().unwrap()));
-                inject_fault(step, after);
-                let mut failed = false;
-                for _ in 0..8 {
-                    match s.next_nonce() {
-                        Ok(n) => all.push(value(n)),
-                        Err(e) => {
-                            assert!(e.to_string().contains(step), "{e}");
-                            failed = true;
-                            break;
-                        }
-                    }
-                }
-                assert!(!fault_pending(), "{step} after={after}: the fault never fired");
-                // the same store goes on, or another one after a crash
-                if let Ok(n) = s.next_nonce() {
-                    all.push(value(n));
-                }
-                drop(s);
-                let mut again = NonceStore::open(&state, &key()).unwrap().with_reserve(reserve);
-                for _ in 0..5 {
-                    all.push(value(again.next_nonce().unwrap()));
-                }
-                again.close().unwrap();
-                check_all(&state, &all);
-                assert!(failed, "{step} after={after}: the failure was not reported");
+                let open = |fs, state: &Path| NonceStore::open_with(fs, state, &key()).unwrap().with_reserve(reserve);
+                failed_reservation(step, after, reserve, open).unwrap();
             }
         }
     }
+}
+
+#[test]
+fn the_failed_reservation_test_catches_a_limit_set_before_the_reservation() {
+    // The negative control: the same cases against [`LimitSetFirst`]. A
+    // step that fails before it acts leaves the disk below what was handed
+    // out, and the reopened store repeats it.
+    let mut caught = Vec::new();
+    for step in PUBLICATION_STEPS {
+        for after in [false, true] {
+            for reserve in [1, 3] {
+                let open = |fs, state: &Path| LimitSetFirst {
+                    store: NonceStore::open_with(fs, state, &key()).unwrap().with_reserve(reserve),
+                    reserve,
+                    next: 0,
+                    limit: 0,
+                };
+                if let Err(e) = failed_reservation(step, after, reserve, open) {
+                    caught.push(e);
+                }
+            }
+        }
+    }
+    eprintln!("{} of 16 cases caught the limit bug:", caught.len());
+    for e in &caught {
+        eprintln!("  {e}");
+    }
+    // every case fails; each step that fails before the link took effect
+    // lets a nonce be handed out twice
+    assert_eq!(caught.len(), 16, "{caught:?}");
+    assert_eq!(caught.iter().filter(|e| e.contains("handed out twice")).count(), 10, "{caught:?}");
 }
 
 /// The environment variable that makes this binary a child of the tests below.
@@ -383,7 +482,7 @@ fn leases_never_overlap_each_other_or_the_stores_nonces() {
     use wegman_store::nonce::{Lease, NonceError};
     let (_dir, state) = fresh();
     let mut a = NonceStore::open(&state, &key()).unwrap().with_reserve(4);
-    let mut b = NonceStore::open_unlocked_for_tests(&state, &key()).unwrap().with_reserve(3);
+    let mut b = NonceStore::open_with(TestFs::unlocked(), &state, &key()).unwrap().with_reserve(3);
     let mut all = Vec::new();
     let mut leases = Vec::new();
     for i in 0..20u64 {

@@ -4,6 +4,9 @@ use std::collections::HashSet;
 
 use wegman_store::nonce::{KeyBinding, NonceError, NonceStore, state_path_for_key, state_path_for_new_key};
 
+mod common;
+use common::{Op, TestFs};
+
 fn key() -> KeyBinding {
     KeyBinding::derive("poly1305aes", &[0x5a; 32])
 }
@@ -151,15 +154,15 @@ fn the_fuzz_targets_byte_check_agrees_with_open() {
 
 #[test]
 fn io_errors_stop_the_store() {
-    use wegman_store::nonce::testing::inject_fault;
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
     NonceStore::create(&state, &key()).unwrap();
-    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(2);
+    let fs = TestFs::new();
+    let mut s = NonceStore::open_with(fs.clone(), &state, &key()).unwrap().with_reserve(2);
     s.next_nonce().unwrap();
     s.next_nonce().unwrap();
     // the next reservation cannot be made durable
-    inject_fault("syncing the temporary nonce state", false);
+    fs.inject_fault(Op::Sync, false);
     let e = s.next_nonce().unwrap_err();
     assert!(matches!(e, NonceError::Update { .. }), "{e}");
     // the message says what the store was doing, at which step, and that no
@@ -270,7 +273,7 @@ fn a_symlink_at_the_lock_path_is_refused() {
 }
 
 /// Every nonce a store hands out, into `seen`; fails on a repeat.
-fn take(store: &mut NonceStore, n: usize, seen: &mut HashSet<[u8; 16]>) {
+fn take<F: wegman_store::nonce::Fs>(store: &mut NonceStore<F>, n: usize, seen: &mut HashSet<[u8; 16]>) {
     for _ in 0..n {
         let x = store.next_nonce().unwrap();
         assert!(seen.insert(x), "nonce {x:02x?} handed out twice");
@@ -289,7 +292,7 @@ fn a_removed_lock_file_cannot_make_a_nonce_repeat() {
     let mut a = NonceStore::open(&state, &key()).unwrap().with_reserve(3);
     take(&mut a, 1, &mut seen);
     std::fs::remove_file(dir.path().join("k.nonce.lock")).unwrap();
-    let mut b = NonceStore::open_unlocked_for_tests(&state, &key()).unwrap().with_reserve(3);
+    let mut b = NonceStore::open_with(TestFs::unlocked(), &state, &key()).unwrap().with_reserve(3);
     for _ in 0..5 {
         take(&mut a, 2, &mut seen);
         take(&mut b, 2, &mut seen);
@@ -313,7 +316,7 @@ fn close_never_moves_the_safe_nonce_backwards() {
     NonceStore::create(&state, &key()).unwrap();
     let mut a = NonceStore::open(&state, &key()).unwrap().with_reserve(10);
     assert_eq!(a.next_nonce().unwrap()[0], 0);
-    let mut o = NonceStore::open_unlocked_for_tests(&state, &key()).unwrap().with_reserve(50);
+    let mut o = NonceStore::open_with(TestFs::unlocked(), &state, &key()).unwrap().with_reserve(50);
     for i in 10..30 {
         assert_eq!(o.next_nonce().unwrap()[0], i);
     }
@@ -511,7 +514,6 @@ fn a_key_binding_shows_its_id_and_ids_differ_by_key_and_algorithm() {
 #[test]
 fn errors_from_the_system_keep_their_cause() {
     use std::error::Error;
-    use wegman_store::nonce::testing::inject_fault;
     let dir = tempfile::tempdir().unwrap();
     // an Io error: its source is the system's error
     let e = state_path_for_key(&dir.path().join("missing")).unwrap_err();
@@ -520,8 +522,9 @@ fn errors_from_the_system_keep_their_cause() {
     // an Update error: the error of the failed step
     let state = dir.path().join("k.nonce");
     NonceStore::create(&state, &key()).unwrap();
-    let mut s = NonceStore::open(&state, &key()).unwrap();
-    inject_fault("writing the temporary nonce state", false);
+    let fs = TestFs::new();
+    let mut s = NonceStore::open_with(fs.clone(), &state, &key()).unwrap();
+    fs.inject_fault(Op::Write, false);
     let e = s.next_nonce().unwrap_err();
     assert!(matches!(e, NonceError::Update { .. }), "{e}");
     let cause = e.source().expect("an Update error has a source");
@@ -532,13 +535,13 @@ fn errors_from_the_system_keep_their_cause() {
 
 #[test]
 fn a_failed_give_back_says_the_unused_nonces_may_be_skipped() {
-    use wegman_store::nonce::testing::inject_fault;
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
     NonceStore::create(&state, &key()).unwrap();
-    let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(10);
+    let fs = TestFs::new();
+    let mut s = NonceStore::open_with(fs.clone(), &state, &key()).unwrap().with_reserve(10);
     assert_eq!(s.next_nonce().unwrap()[0], 0);
-    inject_fault("syncing the temporary nonce state", false);
+    fs.inject_fault(Op::Sync, false);
     let e = s.close().unwrap_err();
     assert!(matches!(e, NonceError::Update { .. }), "{e}");
     let msg = e.to_string();
@@ -665,7 +668,7 @@ fn a_state_path_that_cannot_be_read_is_an_io_error_not_a_missing_state() {
     for (what, e) in [
         ("create", NonceStore::create(&state, &key()).unwrap_err()),
         ("adopt", NonceStore::adopt(&state, &key()).unwrap_err()),
-        ("open", NonceStore::open_unlocked_for_tests(&state, &key()).unwrap_err()),
+        ("open", NonceStore::open_with(TestFs::unlocked(), &state, &key()).unwrap_err()),
     ] {
         assert!(matches!(&e, NonceError::Io { op: "reading", .. }), "{what}: {e}");
     }
@@ -844,7 +847,6 @@ fn a_file_swapped_between_its_check_and_its_opening_is_still_refused() {
     use std::cell::Cell;
     use std::path::PathBuf;
     use std::rc::Rc;
-    use wegman_store::nonce::testing::before_open;
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
     NonceStore::create(&state, &key()).unwrap();
@@ -857,9 +859,10 @@ fn a_file_swapped_between_its_check_and_its_opening_is_still_refused() {
     let sealed = dir.path().join("sealed");
     std::fs::copy(&state, &sealed).unwrap();
     // Run `swap` once, the first time `path` is about to be opened.
+    let fs = TestFs::new();
     let once = |path: &PathBuf, swap: Box<dyn FnOnce(&PathBuf)>| {
         let (path, mut swap) = (path.clone(), Some(swap));
-        before_open(Some(Box::new(move |p| {
+        fs.before_open(Some(Box::new(move |p| {
             if p == path
                 && let Some(f) = swap.take()
             {
@@ -879,27 +882,28 @@ fn a_file_swapped_between_its_check_and_its_opening_is_still_refused() {
             std::os::unix::fs::symlink(&target, b).unwrap();
         }),
     );
-    let e = NonceStore::open(&state, &key()).unwrap_err();
-    before_open(None);
+    let e = NonceStore::open_with(fs.clone(), &state, &key()).unwrap_err();
+    fs.before_open(None);
     assert!(e.to_string().contains("is corrupt (a symbolic link, not a file)"), "{e}");
     std::fs::remove_file(&state).unwrap();
     std::fs::copy(&sealed, &state).unwrap();
 
     // a FIFO with no writer: refused at once, not waited on (O_NONBLOCK).
-    // In a thread of its own (the hook is per thread), so that a hang
-    // fails the test instead of stopping it.
+    // In a thread of its own (with a file system of its own), so that a
+    // hang fails the test instead of stopping it.
     let (tx, rx) = std::sync::mpsc::channel();
     let st = state.clone();
     std::thread::spawn(move || {
         let mut swap = true;
         let b = st.clone();
-        before_open(Some(Box::new(move |p| {
+        let fs = TestFs::new();
+        fs.before_open(Some(Box::new(move |p| {
             if p == b && std::mem::take(&mut swap) {
                 std::fs::remove_file(&b).unwrap();
                 assert!(std::process::Command::new("mkfifo").arg(&b).status().unwrap().success());
             }
         })));
-        let _ = tx.send(NonceStore::open(&st, &key()).map(|_| ()).map_err(|e| e.to_string()));
+        let _ = tx.send(NonceStore::open_with(fs, &st, &key()).map(|_| ()).map_err(|e| e.to_string()));
     });
     let r = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("opening a FIFO swapped in hangs");
     let e = r.unwrap_err();
@@ -918,8 +922,8 @@ fn a_file_swapped_between_its_check_and_its_opening_is_still_refused() {
             keep.set(Some(std::os::unix::net::UnixListener::bind(g).unwrap()));
         }),
     );
-    let e = NonceStore::open(&state, &key()).unwrap_err();
-    before_open(None);
+    let e = NonceStore::open_with(fs.clone(), &state, &key()).unwrap_err();
+    fs.before_open(None);
     assert!(matches!(&e, NonceError::Io { op: "reading", .. }), "{e}");
     drop(socket.take());
     std::fs::remove_file(&gen1).unwrap();
@@ -930,7 +934,7 @@ fn a_file_swapped_between_its_check_and_its_opening_is_still_refused() {
     let g1 = gen1.clone();
     let moved = Rc::new(Cell::new(false));
     let m = moved.clone();
-    before_open(Some(Box::new(move |p| {
+    fs.before_open(Some(Box::new(move |p| {
         if p == g1 && !m.get() {
             std::fs::rename(&g1, dir_of(&g1).join("moved")).unwrap();
             m.set(true);
@@ -938,8 +942,8 @@ fn a_file_swapped_between_its_check_and_its_opening_is_still_refused() {
             std::fs::rename(dir_of(&g1).join("moved"), &g1).unwrap();
         }
     })));
-    let mut s = NonceStore::open(&state, &key()).unwrap();
-    before_open(None);
+    let mut s = NonceStore::open_with(fs.clone(), &state, &key()).unwrap();
+    fs.before_open(None);
     assert!(moved.get(), "the hook never ran");
     assert_eq!(u128::from_le_bytes(s.next_nonce().unwrap()), 1024, "after the default block of 1,024");
 }
@@ -960,7 +964,6 @@ fn dir_of(p: &std::path::Path) -> &std::path::Path {
 /// out 110.. against the older writer's 100..150 and (b) 100..110.
 #[test]
 fn an_older_writer_racing_the_migration_never_shares_a_nonce() {
-    use wegman_store::nonce::testing::before_publish;
     use wegman_store::nonce::v2_state_bytes;
     let old_writer = |state: &std::path::Path, safe: u128| {
         let tmp = state.with_extension("nonce.old-writer");
@@ -973,18 +976,19 @@ fn an_older_writer_racing_the_migration_never_shares_a_nonce() {
         std::fs::write(&state, v2_state_bytes(&key(), 100)).unwrap();
         // The older writer read safe nonce 100 and reserves 50: 100..150.
         let theirs = 100u128..150;
-        let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(10);
+        let fs = TestFs::new();
+        let mut s = NonceStore::open_with(fs.clone(), &state, &key()).unwrap().with_reserve(10);
         let mut mine = Vec::new();
         if case.starts_with("between") {
             let st = state.clone();
             let mut once = true;
-            before_publish(Some(Box::new(move || {
+            fs.before_publish(Some(Box::new(move || {
                 if std::mem::take(&mut once) {
                     old_writer(&st, theirs.end);
                 }
             })));
             mine.extend((0..25).map(|_| u128::from_le_bytes(s.next_nonce().unwrap())));
-            before_publish(None);
+            fs.before_publish(None);
         } else {
             mine.extend((0..5).map(|_| u128::from_le_bytes(s.next_nonce().unwrap())));
             old_writer(&state, theirs.end);
@@ -1004,4 +1008,38 @@ fn an_older_writer_racing_the_migration_never_shares_a_nonce() {
             "{case}: the base was left unsealed"
         );
     }
+}
+
+#[test]
+fn a_reservation_is_one_private_file_synced_linked_and_its_directory_synced() {
+    // The order of the steps the module documentation gives, as the store
+    // performs them (what a crash between two of them can leave is the
+    // argument of the crash tests).
+    use std::path::PathBuf;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    NonceStore::create(&state, &key()).unwrap();
+    let fs = TestFs::new();
+    let mut s = NonceStore::open_with(fs.clone(), &state, &key()).unwrap().with_reserve(5);
+    fs.clear_ops();
+    s.next_nonce().unwrap();
+    let changes: Vec<(Op, PathBuf)> = fs
+        .ops()
+        .into_iter()
+        .filter(|(op, _)| !matches!(op, Op::SymlinkMetadata | Op::OpenRead | Op::ReadDir))
+        .collect();
+    let ops: Vec<Op> = changes.iter().map(|(op, _)| *op).collect();
+    assert_eq!(ops, [Op::CreateNew, Op::Write, Op::Sync, Op::HardLink, Op::RemoveFile, Op::SyncDir], "{changes:?}");
+    let tmp = &changes[0].1;
+    let name = tmp.file_name().unwrap().to_str().unwrap();
+    assert!(name.starts_with(&format!("k.nonce.tmp.{}.", std::process::id())), "{name}");
+    assert_eq!([&changes[1].1, &changes[2].1, &changes[4].1], [tmp, tmp, tmp]);
+    assert_eq!(changes[3].1, dir.path().join("k.nonce.2"));
+    assert_eq!(changes[5].1, dir.path());
+    // the rest of the block touches no file
+    fs.clear_ops();
+    for _ in 0..4 {
+        s.next_nonce().unwrap();
+    }
+    assert_eq!(fs.ops(), []);
 }

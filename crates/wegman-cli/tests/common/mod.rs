@@ -16,20 +16,21 @@ pub fn printed_nonces(stdout: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// Build the deliberately broken store (`--cfg wegman_broken_nonce_store`:
-/// wegman-store's `nonce_legacy.rs` as the naive in-memory counter written
-/// in place) into its own target directory; returns its `wegman`.
+/// Build the deliberately broken store (the dev-only crate
+/// `tools/nonce-controls`: the naive in-memory counter written in place,
+/// behind `wegman keygen` and `wegman tag`) into a target directory of its
+/// own (the running `cargo test` may hold the workspace's); returns its
+/// binary.
 pub fn broken_binary() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root.join("target"));
-    let target = target.join("broken-nonce-store");
+    let target = target.join("nonce-controls");
     let st = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "wegman-cli", "--target-dir"])
+        .args(["build", "--quiet", "-p", "wegman-nonce-controls", "--bin", "wegman-broken-store", "--target-dir"])
         .arg(&target)
-        .env("RUSTFLAGS", "--cfg wegman_broken_nonce_store")
         .current_dir(&root)
         .status()
         .expect("run cargo");
     assert!(st.success(), "building the broken store failed");
-    target.join("debug/wegman")
+    target.join("debug/wegman-broken-store")
 }

@@ -5,9 +5,10 @@
 
 use std::path::Path;
 
-use super::files::{self, FileRead, gen_path, with_suffix};
+use super::files::{self, FileRead, gen_path};
 use super::format::{self, Base, GenRecord, Refusal};
-use super::{KeyBinding, NonceError, RESERVING, io_err, update_err};
+use super::fs::Fs;
+use super::{KeyBinding, NonceError, RESERVING, io_err, update_err, with_suffix};
 
 /// How far above a version-2 base's safe nonce the generations continue.
 /// An older wegman (before generations) reserves by reading the base and
@@ -39,8 +40,8 @@ pub(super) fn missing_gens(base: &Path) -> NonceError {
     NonceError::Missing(with_suffix(base, ".<generation>"))
 }
 
-fn read_text(path: &Path) -> Result<Option<String>, NonceError> {
-    match files::read_file(path).map_err(io_err("reading", path))? {
+fn read_text(fs: &impl Fs, path: &Path) -> Result<Option<String>, NonceError> {
+    match files::read_file(fs, path).map_err(io_err("reading", path))? {
         FileRead::Text(t) => Ok(Some(t)),
         FileRead::NotFound => Ok(None),
         FileRead::NotAFile(why) => Err(NonceError::Corrupt { path: path.to_path_buf(), why }),
@@ -49,15 +50,15 @@ fn read_text(path: &Path) -> Result<Option<String>, NonceError> {
 }
 
 /// The base `KEY.nonce`, checked.
-pub(super) fn read_base(base: &Path, key: &KeyBinding) -> Result<Base, NonceError> {
-    let text = read_text(base)?.ok_or_else(|| NonceError::Missing(base.to_path_buf()))?;
+pub(super) fn read_base(fs: &impl Fs, base: &Path, key: &KeyBinding) -> Result<Base, NonceError> {
+    let text = read_text(fs, base)?.ok_or_else(|| NonceError::Missing(base.to_path_buf()))?;
     format::decode_base(key, &text).map_err(|r| refused(base, r, key))
 }
 
 /// Generation `gen`, checked, or `None` if no file has that name.
-fn read_gen(base: &Path, key: &KeyBinding, generation: u64) -> Result<Option<GenRecord>, NonceError> {
+fn read_gen(fs: &impl Fs, base: &Path, key: &KeyBinding, generation: u64) -> Result<Option<GenRecord>, NonceError> {
     let path = gen_path(base, generation);
-    let Some(text) = read_text(&path)? else { return Ok(None) };
+    let Some(text) = read_text(fs, &path)? else { return Ok(None) };
     let r = format::decode_gen(key, &text).map_err(|r| refused(&path, r, key))?;
     if r.generation != generation {
         return Err(NonceError::Corrupt { path, why: "its generation does not match its name" });
@@ -91,41 +92,46 @@ impl Current {
 }
 
 /// Is the exact file `cur` was read from still there?
-fn still_present(base: &Path, key: &KeyBinding, cur: &Current) -> Result<bool, NonceError> {
+fn still_present(fs: &impl Fs, base: &Path, key: &KeyBinding, cur: &Current) -> Result<bool, NonceError> {
     match cur {
-        Current::Base(safe) => Ok(read_base(base, key)? == Base::V2(*safe)),
-        Current::Gen(r) => Ok(read_gen(base, key, r.generation)?.is_some_and(|now| now == *r)),
+        Current::Base(safe) => Ok(read_base(fs, base, key)? == Base::V2(*safe)),
+        Current::Gen(r) => Ok(read_gen(fs, base, key, r.generation)?.is_some_and(|now| now == *r)),
     }
 }
 
 /// The current generation: the highest present. Lists the directory,
 /// probes upwards until a name is absent, and checks that the file read is
 /// still there (else starts again).
-pub(super) fn read_current(base: &Path, key: &KeyBinding) -> Result<Current, NonceError> {
-    read_current_with(base, key, false)
+pub(super) fn read_current(fs: &impl Fs, base: &Path, key: &KeyBinding) -> Result<Current, NonceError> {
+    read_current_with(fs, base, key, false)
 }
 
 /// [`read_current`]; with `v1_as_sealed`, an unbound (v1) base counts as a
 /// sealed one (for `adopt`, which binds it).
-pub(super) fn read_current_with(base: &Path, key: &KeyBinding, v1_as_sealed: bool) -> Result<Current, NonceError> {
+pub(super) fn read_current_with(
+    fs: &impl Fs,
+    base: &Path,
+    key: &KeyBinding,
+    v1_as_sealed: bool,
+) -> Result<Current, NonceError> {
     let mut sealed_without_gens = 0;
     'again: for _ in 0..ATTEMPTS {
-        let b = match read_base(base, key) {
+        let b = match read_base(fs, base, key) {
             Err(NonceError::Unbound(_)) if v1_as_sealed => Base::Sealed,
             other => other?,
         };
-        let listed = files::list_gens(base).map_err(io_err("listing the directory of", base))?;
+        let listed = files::list_gens(fs, base).map_err(io_err("listing the directory of", base))?;
         let mut generation = listed.last().copied().unwrap_or(0);
         let mut found = None;
         loop {
             if generation > 0 {
-                match read_gen(base, key, generation)? {
+                match read_gen(fs, base, key, generation)? {
                     Some(r) => found = Some(r),
                     None => continue 'again,
                 }
             }
             let Some(next) = generation.checked_add(1) else { break };
-            if files::exists(&gen_path(base, next)).map_err(io_err("reading", &gen_path(base, next)))? {
+            if files::exists(fs, &gen_path(base, next)).map_err(io_err("reading", &gen_path(base, next)))? {
                 generation = next;
             } else {
                 break;
@@ -142,7 +148,7 @@ pub(super) fn read_current_with(base: &Path, key: &KeyBinding, v1_as_sealed: boo
                 continue;
             }
         };
-        if still_present(base, key, &cur)? {
+        if still_present(fs, base, key, &cur)? {
             return Ok(cur);
         }
     }
@@ -173,6 +179,7 @@ pub(super) enum Published {
 /// Publish generation `cur.gen() + 1` with safe nonce `safe` (step 1 to 4
 /// of a reservation); seal the base if `cur` is the base, then clean.
 pub(super) fn publish_after(
+    fs: &impl Fs,
     base: &Path,
     key: &KeyBinding,
     cur: &Current,
@@ -182,10 +189,12 @@ pub(super) fn publish_after(
     let generation = cur.generation().checked_add(1).ok_or(NonceError::Exhausted)?;
     let writer = files::random16().map_err(|e| update_err(during)(("choosing an id for", base.to_path_buf(), e)))?;
     let rec = GenRecord { generation, safe, writer };
-    if !files::publish(base, &gen_path(base, generation), &format::encode_gen(key, &rec)).map_err(update_err(during))? {
+    if !files::publish(fs, base, &gen_path(base, generation), &format::encode_gen(key, &rec))
+        .map_err(update_err(during))?
+    {
         return Ok(Published::Lost);
     }
-    if !still_present(base, key, cur)? {
+    if !still_present(fs, base, key, cur)? {
         // Void: left for the cleaners. It may be the highest generation
         // (an older writer's base replaced the one it was based on), so
         // every reservation starts above a version-2 base's safe nonce by
@@ -194,17 +203,17 @@ pub(super) fn publish_after(
     }
     // Seal the base if it is version 2: the one this was based on, or one
     // an older writer put back meanwhile.
-    seal(base, key, during)?;
-    clean(base, key, generation);
+    seal(fs, base, key, during)?;
+    clean(fs, base, key, generation);
     Ok(Published::Stands(Own { generation, writer }))
 }
 
 /// Replace an unsealed base by the sealed one (content that never changes).
-pub(super) fn seal(base: &Path, key: &KeyBinding, during: &'static str) -> Result<(), NonceError> {
-    match read_base(base, key) {
+pub(super) fn seal(fs: &impl Fs, base: &Path, key: &KeyBinding, during: &'static str) -> Result<(), NonceError> {
+    match read_base(fs, base, key) {
         Ok(Base::Sealed) => Ok(()),
         Ok(Base::V2(_)) | Err(NonceError::Unbound(_)) => {
-            files::replace(base, base, &format::encode_sealed(key)).map_err(update_err(during))
+            files::replace(fs, base, base, &format::encode_sealed(key)).map_err(update_err(during))
         }
         Err(e) => Err(e),
     }
@@ -213,16 +222,16 @@ pub(super) fn seal(base: &Path, key: &KeyBinding, during: &'static str) -> Resul
 /// Remove the generations below `own - 1`, in increasing order from the
 /// lowest listed, sealing the base first. Best effort: a failure leaves
 /// files behind, never a wrong state.
-fn clean(base: &Path, key: &KeyBinding, own: u64) {
+fn clean(fs: &impl Fs, base: &Path, key: &KeyBinding, own: u64) {
     let Some(top) = own.checked_sub(2) else { return };
-    let Ok(listed) = files::list_gens(base) else { return };
+    let Ok(listed) = files::list_gens(fs, base) else { return };
     let Some(&low) = listed.first() else { return };
-    if low > top || seal(base, key, RESERVING).is_err() {
+    if low > top || seal(fs, base, key, RESERVING).is_err() {
         return;
     }
-    files::remove_dead_temps(base);
+    files::remove_dead_temps(fs, base);
     for g in low..=top {
-        match std::fs::remove_file(gen_path(base, g)) {
+        match fs.remove_file(&gen_path(base, g)) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(_) => return,
@@ -241,12 +250,11 @@ pub(super) struct Claim {
 
 /// Reserve `n` (at least 1) nonces: read the current generation, publish
 /// the next one, retry on a lost race.
-pub(super) fn reserve(base: &Path, key: &KeyBinding, n: u64) -> Result<Claim, NonceError> {
+pub(super) fn reserve(fs: &impl Fs, base: &Path, key: &KeyBinding, n: u64) -> Result<Claim, NonceError> {
     for _ in 0..ATTEMPTS {
-        let cur = read_current(base, key)?;
-        super::testing::run_before_publish();
+        let cur = read_current(fs, base, key)?;
         let mut first = cur.safe();
-        if let Base::V2(old) = read_base(base, key)? {
+        if let Base::V2(old) = read_base(fs, base, key)? {
             // A version-2 base: migrated now, or written back by an older
             // wegman beside the generations (see OLD_WRITER_GAP).
             first = first.max(old.saturating_add(OLD_WRITER_GAP));
@@ -255,7 +263,7 @@ pub(super) fn reserve(base: &Path, key: &KeyBinding, n: u64) -> Result<Claim, No
             return Err(NonceError::Exhausted);
         }
         let limit = first.saturating_add(u128::from(n.max(1)));
-        if let Published::Stands(own) = publish_after(base, key, &cur, limit, RESERVING)? {
+        if let Published::Stands(own) = publish_after(fs, base, key, &cur, limit, RESERVING)? {
             return Ok(Claim { first, limit, own });
         }
     }

@@ -1,41 +1,19 @@
 //! The file-system steps of the store, each on one name in the key's
-//! directory and none following a symbolic link (`O_NOFOLLOW`).
+//! directory and none following a symbolic link (`O_NOFOLLOW`), each
+//! operation through the store's [`Fs`].
 
 use std::ffi::OsString;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
-#[cfg(unix)]
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use super::format::MAX_STATE_BYTES;
-
-/// `path` with `suffix` appended to its last component.
-pub(super) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
-/// The directory holding `path` (`.` for a bare file name).
-pub(super) fn parent_dir(path: &Path) -> &Path {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
-}
+use super::fs::Fs;
+use super::{parent_dir, with_suffix};
 
 /// The name of generation `gen` of the state `base`: `KEY.nonce.<gen>`.
 pub(super) fn gen_path(base: &Path, generation: u64) -> PathBuf {
     with_suffix(base, &format!(".{generation}"))
-}
-
-/// Options that create nothing through a symbolic link and make files
-/// mode 0600 whatever the umask.
-pub(super) fn nofollow(o: &mut OpenOptions) -> &mut OpenOptions {
-    #[cfg(unix)]
-    o.mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
-    o
 }
 
 /// How a read of one of the store's files ended.
@@ -49,21 +27,16 @@ pub(super) enum FileRead {
 
 /// Read (at most [`MAX_STATE_BYTES`] of) a regular file, refusing a link
 /// and never waiting on a FIFO (`O_NONBLOCK`).
-pub(super) fn read_file(path: &Path) -> io::Result<FileRead> {
+pub(super) fn read_file(fs: &impl Fs, path: &Path) -> io::Result<FileRead> {
     // Checked before opening too: a socket cannot be opened at all.
-    match fs::symlink_metadata(path) {
+    match fs.symlink_metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(FileRead::NotFound),
         Ok(m) if m.file_type().is_symlink() => return Ok(FileRead::NotAFile("a symbolic link, not a file")),
         Ok(m) if m.is_dir() => return Ok(FileRead::NotAFile("a directory, not a file")),
         Ok(m) if !m.is_file() => return Ok(FileRead::NotAFile("not a regular file")),
         _ => {}
     }
-    super::testing::run_before_open(path);
-    let mut o = OpenOptions::new();
-    o.read(true);
-    #[cfg(unix)]
-    o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
-    let f = match o.open(path) {
+    let f = match fs.open_read(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(FileRead::NotFound),
         #[cfg(unix)]
@@ -95,24 +68,12 @@ fn step<T>(r: io::Result<T>, op: &'static str, path: &Path) -> Result<T, StepErr
     r.map_err(|e| (op, path.to_path_buf(), e))
 }
 
-/// Run `f` as the step `op`, with the test hook's injected faults.
-fn faulty<T>(op: &'static str, path: &Path, f: impl FnOnce() -> io::Result<T>) -> Result<T, StepError> {
-    step(super::testing::step(op, false), op, path)?;
-    let v = step(f(), op, path)?;
-    step(super::testing::step(op, true), op, path)?;
-    Ok(v)
-}
-
 /// A new temporary file beside `base` whose name no other writer uses
 /// (`KEY.nonce.tmp.<pid>.<random>`), created exclusively, never through a link.
-fn create_temp(base: &Path) -> Result<(PathBuf, File), StepError> {
+fn create_temp(fs: &impl Fs, base: &Path) -> Result<(PathBuf, File), StepError> {
     let tag = step(random16(), "choosing a temporary name for", base)?;
     let tmp = with_suffix(base, &format!(".tmp.{}.{}", std::process::id(), super::format::hex(&tag[..8])));
-    let f = step(
-        nofollow(OpenOptions::new().write(true).create_new(true)).open(&tmp),
-        "creating the temporary nonce state",
-        &tmp,
-    )?;
+    let f = step(fs.create_new(&tmp), "creating the temporary nonce state", &tmp)?;
     Ok((tmp, f))
 }
 
@@ -121,26 +82,22 @@ fn create_temp(base: &Path) -> Result<(PathBuf, File), StepError> {
 /// through a link), fsync it, then give it the name `target` with `link()`,
 /// which fails if `target` exists: `Ok(false)` then. The temporary name is
 /// removed either way, and after a link the directory is synced.
-pub(super) fn publish(base: &Path, target: &Path, text: &str) -> Result<bool, StepError> {
-    let (tmp, mut f) = create_temp(base)?;
-    let written = faulty("writing the temporary nonce state", &tmp, || f.write_all(text.as_bytes()))
-        .and_then(|()| faulty("syncing the temporary nonce state", &tmp, || f.sync_all()));
+pub(super) fn publish(fs: &impl Fs, base: &Path, target: &Path, text: &str) -> Result<bool, StepError> {
+    let (tmp, mut f) = create_temp(fs, base)?;
+    let written = step(fs.write(&mut f, text.as_bytes()), "writing the temporary nonce state", &tmp)
+        .and_then(|()| step(fs.sync(&f), "syncing the temporary nonce state", &tmp));
     drop(f);
     let linked = written.and_then(|()| {
-        // A fault the tests inject before the link comes back as the link's
-        // own error, through the same match as a real one (`faulty` then
-        // finds it spent).
-        let op = "linking the new nonce state to";
-        let link = super::testing::step(op, false).and_then(|()| fs::hard_link(&tmp, target));
-        faulty(op, target, || match link {
+        let linked = match fs.hard_link(&tmp, target) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
             Err(e) => Err(e),
-        })
+        };
+        step(linked, "linking the new nonce state to", target)
     });
-    let _ = fs::remove_file(&tmp);
+    let _ = fs.remove_file(&tmp);
     if linked? {
-        sync_dir(base)?;
+        sync_dir(fs, base)?;
         return Ok(true);
     }
     Ok(false)
@@ -149,32 +106,32 @@ pub(super) fn publish(base: &Path, target: &Path, text: &str) -> Result<bool, St
 /// Replace `target` with `text` (write a private temporary file, fsync,
 /// rename, fsync the directory): only for the sealed base, whose content
 /// never changes once written, so no writer can roll it back.
-pub(super) fn replace(base: &Path, target: &Path, text: &str) -> Result<(), StepError> {
-    let (tmp, mut f) = create_temp(base)?;
-    let done = step(f.write_all(text.as_bytes()), "writing the temporary nonce state", &tmp)
-        .and_then(|()| step(f.sync_all(), "syncing the temporary nonce state", &tmp))
-        .and_then(|()| step(fs::rename(&tmp, target), "renaming the new nonce state onto", target));
+pub(super) fn replace(fs: &impl Fs, base: &Path, target: &Path, text: &str) -> Result<(), StepError> {
+    let (tmp, mut f) = create_temp(fs, base)?;
+    let done = step(fs.write(&mut f, text.as_bytes()), "writing the temporary nonce state", &tmp)
+        .and_then(|()| step(fs.sync(&f), "syncing the temporary nonce state", &tmp))
+        .and_then(|()| step(fs.rename(&tmp, target), "renaming the new nonce state onto", target));
     if done.is_err() {
-        let _ = fs::remove_file(&tmp);
+        let _ = fs.remove_file(&tmp);
     }
     done?;
-    sync_dir(base)
+    sync_dir(fs, base)
 }
 
 /// fsync the directory of `base`.
-pub(super) fn sync_dir(base: &Path) -> Result<(), StepError> {
+pub(super) fn sync_dir(fs: &impl Fs, base: &Path) -> Result<(), StepError> {
     let dir = parent_dir(base);
-    faulty("syncing the directory of the nonce state", dir, || File::open(dir).and_then(|d| d.sync_all()))
+    step(fs.sync_dir(dir), "syncing the directory of the nonce state", dir)
 }
 
 /// The generation numbers of the files `KEY.nonce.<gen>` beside `base`, sorted.
-pub(super) fn list_gens(base: &Path) -> io::Result<Vec<u64>> {
+pub(super) fn list_gens(fs: &impl Fs, base: &Path) -> io::Result<Vec<u64>> {
     let Some(name) = base.file_name() else { return Ok(Vec::new()) };
     let mut prefix: OsString = name.to_owned();
     prefix.push(".");
     let prefix = prefix.as_encoded_bytes().to_vec();
     let mut gens = Vec::new();
-    for entry in fs::read_dir(parent_dir(base))? {
+    for entry in fs.read_dir(parent_dir(base))? {
         let entry = entry?;
         let n = entry.file_name();
         if let Some(g) = n
@@ -191,8 +148,8 @@ pub(super) fn list_gens(base: &Path) -> io::Result<Vec<u64>> {
 }
 
 /// Whether a file (of any kind) is at `path`.
-pub(super) fn exists(path: &Path) -> io::Result<bool> {
-    match fs::symlink_metadata(path) {
+pub(super) fn exists(fs: &impl Fs, path: &Path) -> io::Result<bool> {
+    match fs.symlink_metadata(path) {
         Ok(_) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(e),
@@ -205,12 +162,12 @@ pub(super) fn exists(path: &Path) -> io::Result<bool> {
 /// anyway (another PID namespace), its link would fail and it would report
 /// an error, never hand out a nonce.
 #[cfg(unix)]
-pub(super) fn remove_dead_temps(base: &Path) {
+pub(super) fn remove_dead_temps(fs: &impl Fs, base: &Path) {
     let Some(name) = base.file_name() else { return };
     let mut prefix: OsString = name.to_owned();
     prefix.push(".tmp.");
     let prefix = prefix.as_encoded_bytes().to_vec();
-    let Ok(entries) = fs::read_dir(parent_dir(base)) else { return };
+    let Ok(entries) = fs.read_dir(parent_dir(base)) else { return };
     for entry in entries.flatten() {
         let n = entry.file_name();
         let Some(pid) = n
@@ -226,10 +183,10 @@ pub(super) fn remove_dead_temps(base: &Path) {
         // Linux's /proc (elsewhere, without it, nothing is removed).
         let gone = Path::new("/proc/self").exists() && !Path::new("/proc").join(pid.to_string()).exists();
         if gone {
-            let _ = fs::remove_file(entry.path());
+            let _ = fs.remove_file(&entry.path());
         }
     }
 }
 
 #[cfg(not(unix))]
-pub(super) fn remove_dead_temps(_base: &Path) {}
+pub(super) fn remove_dead_temps(_fs: &impl Fs, _base: &Path) {}

@@ -7,6 +7,7 @@ use std::path::Path;
 use hmac::Mac;
 
 use super::format::{Refusal, hex};
+use super::fs::Fs;
 use super::{KeyBinding, NonceError, chain, nonce_bytes};
 
 const MAGIC: &str = "wegman-nonce-lease v1";
@@ -63,8 +64,8 @@ fn body(key_id: &[u8; 16], first: u128, count: u64) -> String {
 
 impl Lease {
     /// Reserve `count` (at least 1) nonces of the state at `base`.
-    pub(super) fn reserve(base: &Path, key: &KeyBinding, count: u64) -> Result<Lease, NonceError> {
-        let claim = chain::reserve(base, key, count.max(1))?;
+    pub(super) fn reserve(fs: &impl Fs, base: &Path, key: &KeyBinding, count: u64) -> Result<Lease, NonceError> {
+        let claim = chain::reserve(fs, base, key, count.max(1))?;
         // a block at the very end of the counter can be shorter
         let count = u64::try_from(claim.limit - claim.first).expect("at most `count`");
         let mut m = key.mac();

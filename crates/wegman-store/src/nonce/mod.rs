@@ -111,7 +111,6 @@
 //! restore, make a new key.
 
 use std::fmt;
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -123,15 +122,14 @@ mod chain;
 mod files;
 mod fork;
 mod format;
+mod fs;
 mod lease;
 mod store;
-#[doc(hidden)]
-pub mod testing;
 
+pub use fs::{FileLock, Fs, RealFs};
 pub use lease::Lease;
 pub use store::NonceStore;
 
-use files::{parent_dir, with_suffix};
 use format::hex;
 
 /// How many nonces are reserved on disk at a time by default.
@@ -358,7 +356,7 @@ impl fmt::Debug for KeyBinding {
 /// resolved, so that every name of one key file finds the same state (and
 /// the same lock).
 pub fn state_path_for_key(key_path: &Path) -> Result<PathBuf, NonceError> {
-    let real = fs::canonicalize(key_path).map_err(io_err("resolving key file", key_path))?;
+    let real = std::fs::canonicalize(key_path).map_err(io_err("resolving key file", key_path))?;
     Ok(with_suffix(&real, ".nonce"))
 }
 
@@ -370,8 +368,23 @@ pub fn state_path_for_new_key(key_path: &Path) -> Result<PathBuf, NonceError> {
         io_err("naming key file", key_path)(io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))
     })?;
     let dir = parent_dir(key_path);
-    let real = fs::canonicalize(dir).map_err(io_err("resolving directory", dir))?;
+    let real = std::fs::canonicalize(dir).map_err(io_err("resolving directory", dir))?;
     Ok(with_suffix(&real.join(name), ".nonce"))
+}
+
+/// `path` with `suffix` appended to its last component.
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// The directory holding `path` (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
 }
 
 /// A 16-byte nonce as the paper's counter: little-endian.

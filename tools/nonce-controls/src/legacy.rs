@@ -1,7 +1,9 @@
-//! THE OLD NONCE STORE, kept only for negative controls (see `lib.rs`):
-//! with the lock file removed, two writers share the fixed temporary name
-//! `KEY.nonce.tmp` and can install each other's state. Never
-//! compiled in a normal build; the store is `nonce/`.
+//! THE OLD NONCE STORE, kept only for negative controls (the crate's
+//! documentation): with the lock file removed, two writers share the fixed
+//! temporary name `KEY.nonce.tmp` and can install each other's state. With
+//! [`Kind::Broken`], the naive store of the paper's warning. The store
+//! wegman ships is `wegman_store::nonce`; what follows is the old one's
+//! own documentation.
 //!
 //! The §3 nonce discipline: a "safe nonce" stored on disk beside the key.
 //!
@@ -63,145 +65,16 @@ pub const DEFAULT_RESERVE: u64 = 1024;
 
 /// The state format this version writes: bound to its key.
 const MAGIC: &str = "wegman-nonce-state v2";
-/// The unbound format of earlier versions: read only by [`NonceStore::adopt`].
+/// The unbound format of earlier versions (refused).
 const MAGIC_V1: &str = "wegman-nonce-state v1";
 /// How often `lock` retries when the lock file is replaced under it.
 const LOCK_ATTEMPTS: usize = 100;
 /// The most of a state file that is read (a genuine one is under 200 bytes).
 const MAX_STATE_BYTES: usize = 4096;
 
-/// Why the nonce store refused to continue.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum NonceError {
-    /// The state file does not exist (re-creating it could reuse nonces).
-    Missing(PathBuf),
-    /// The state file exists but cannot be trusted.
-    Corrupt {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong with it.
-        why: &'static str,
-    },
-    /// The state file belongs to another key: using its counter could
-    /// repeat nonces of this key.
-    WrongKey {
-        /// The file.
-        path: PathBuf,
-        /// The key id the file names.
-        found: [u8; 16],
-        /// This key's id.
-        expected: [u8; 16],
-    },
-    /// The state file is in the unbound version-1 format of earlier wegman
-    /// versions: [`NonceStore::adopt`] binds it to a key.
-    Unbound(PathBuf),
-    /// `create` found a state file already there.
-    AlreadyExists(PathBuf),
-    /// The state path is a symbolic link: renaming a new state over it would
-    /// replace the link, not its target, and the target would keep counting
-    /// on its own, so the store refuses it.
-    Symlink(PathBuf),
-    /// The lock or the state changed while this store held the lock (the
-    /// lock file was removed or replaced, or another writer moved the safe
-    /// nonce): the store hands out no more nonces.
-    Conflict {
-        /// The state file.
-        path: PathBuf,
-        /// What changed.
-        why: String,
-    },
-    /// Writing a new safe nonce failed at one step. The state file then
-    /// holds the old or the new safe nonce (the rename is atomic), and
-    /// neither is below a nonce handed out: no nonce of a failed
-    /// reservation is handed out, and after a failed give-back the unused
-    /// nonces may stay reserved (skipped, never reused).
-    Update {
-        /// What the update was for: "creating the nonce state", "reserving
-        /// nonces", "giving back unused nonces" or "binding the nonce state
-        /// to this key".
-        during: &'static str,
-        /// The step that failed ("writing the temporary nonce state", …).
-        op: &'static str,
-        /// The file (or directory) of that step.
-        path: PathBuf,
-        /// The error.
-        source: io::Error,
-    },
-    /// The counter reached 2^128 - 1.
-    Exhausted,
-    /// An operating-system error.
-    Io {
-        /// What the store was doing.
-        op: &'static str,
-        /// On which file.
-        path: PathBuf,
-        /// The error.
-        source: io::Error,
-    },
-}
-
-impl fmt::Display for NonceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            NonceError::Missing(p) => write!(
-                f,
-                "nonce state {} is missing; refusing to guess a safe nonce \
-                 (starting again from zero could repeat nonces and reveal the key)",
-                p.display()
-            ),
-            NonceError::Corrupt { path, why } => {
-                write!(f, "nonce state {} is corrupt ({why}); refusing to guess a safe nonce", path.display())
-            }
-            NonceError::WrongKey { path, found, expected } => write!(
-                f,
-                "nonce state {} belongs to another key (key id {}, this key is {}): was a key file renamed or \
-                 copied over another? Refusing it: another key's counter could repeat this key's nonces",
-                path.display(),
-                hex(found),
-                hex(expected)
-            ),
-            NonceError::Unbound(p) => write!(
-                f,
-                "nonce state {} is in the old unbound format (v1), which does not name its key; adopt it for \
-                 this key only if you are sure it is this key's state",
-                p.display()
-            ),
-            NonceError::AlreadyExists(p) => write!(f, "nonce state {} already exists", p.display()),
-            NonceError::Symlink(p) => write!(
-                f,
-                "nonce state {} is a symbolic link; refusing it (updating it would replace the link and let the \
-                 state it points to repeat nonces); keep the state file itself beside the key",
-                p.display()
-            ),
-            NonceError::Conflict { path, why } => write!(
-                f,
-                "nonce state {} changed while this process held its lock ({why}); stopping without handing out \
-                 or giving back nonces",
-                path.display()
-            ),
-            NonceError::Update { during, op, path, source } => {
-                let outcome = match *during {
-                    RESERVING => "; no nonce of this reservation was handed out",
-                    GIVING_BACK => "; the unused nonces may be skipped, none is reused",
-                    _ => "",
-                };
-                write!(f, "{during} failed at {op} {}: {source}{outcome}", path.display())
-            }
-            NonceError::Exhausted => f.write_str("all 2^128 - 1 nonces of this key have been used"),
-            NonceError::Io { op, path, source } => write!(f, "{op} {}: {source}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for NonceError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            NonceError::Io { source, .. } | NonceError::Update { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
+/// Why the store refused to continue: the shipped store's errors (the old
+/// store's own said the same, but for a conflict's wording).
+pub use wegman_store::nonce::NonceError;
 
 fn io_err<'a>(op: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> NonceError + use<'a> {
     move |source| NonceError::Io { op, path: path.to_path_buf(), source }
@@ -211,7 +84,6 @@ fn io_err<'a>(op: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> Non
 const CREATING: &str = "creating the nonce state";
 const RESERVING: &str = "reserving nonces";
 const GIVING_BACK: &str = "giving back unused nonces";
-const ADOPTING: &str = "binding the nonce state to this key";
 
 fn conflict(path: &Path, why: impl Into<String>) -> NonceError {
     NonceError::Conflict { path: path.to_path_buf(), why: why.into() }
@@ -222,19 +94,13 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// What ties a state file to one key: a public key id and a secret key
+/// What ties a state file to one key (derived as the shipped store's
+/// `KeyBinding` is, whose state-authentication key stays private to it): a
+/// public key id and a secret key
 /// that authenticates the state, both derived from the key material with
 /// HMAC-SHA-256 (keyed by the key, domain-separated by purpose and
 /// algorithm name), so the key file itself needs no extra field and every
 /// copy of one key finds the same id.
-///
-/// ```
-/// use wegman_store::nonce::KeyBinding;
-/// let a = KeyBinding::derive("poly1305aes", &[1u8; 32]);
-/// assert_eq!(a.id(), KeyBinding::derive("poly1305aes", &[1u8; 32]).id());
-/// assert_ne!(a.id(), KeyBinding::derive("poly1305aes", &[2u8; 32]).id());
-/// assert_ne!(a.id(), KeyBinding::derive("mmh32", &[1u8; 32]).id());
-/// ```
 #[derive(Clone)]
 pub struct KeyBinding {
     id: [u8; 16],
@@ -269,33 +135,6 @@ impl KeyBinding {
     }
 }
 
-impl fmt::Debug for KeyBinding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("KeyBinding").field("id", &hex(&self.id)).finish_non_exhaustive()
-    }
-}
-
-/// The state file that belongs to a key file: `KEY.nonce` beside the key
-/// file itself, with symbolic links and relative parts of `key_path`
-/// resolved, so that every name of one key file finds the same state (and
-/// the same lock).
-pub fn state_path_for_key(key_path: &Path) -> Result<PathBuf, NonceError> {
-    let real = fs::canonicalize(key_path).map_err(io_err("resolving key file", key_path))?;
-    Ok(with_suffix(&real, ".nonce"))
-}
-
-/// The state file for a key file about to be created at `key_path`: what
-/// [`state_path_for_key`] will return once it exists (the real directory,
-/// the file name, `.nonce`).
-pub fn state_path_for_new_key(key_path: &Path) -> Result<PathBuf, NonceError> {
-    let name = key_path.file_name().ok_or_else(|| {
-        io_err("naming key file", key_path)(io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))
-    })?;
-    let dir = parent_dir(key_path);
-    let real = fs::canonicalize(dir).map_err(io_err("resolving directory", dir))?;
-    Ok(with_suffix(&real.join(name), ".nonce"))
-}
-
 /// The directory holding `path` (`.` for a bare file name).
 fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
@@ -316,29 +155,8 @@ pub fn nonce_bytes(counter: u128) -> [u8; 16] {
 }
 
 /// Crash-safe source of unique nonces for one key.
-///
-/// ```
-/// use wegman_store::nonce::{KeyBinding, NonceStore};
-/// let dir = std::env::temp_dir().join(format!("wegman-doc-{}", std::process::id()));
-/// std::fs::create_dir_all(&dir).unwrap();
-/// let state = dir.join("key.nonce");
-/// # let _ = std::fs::remove_file(&state);
-/// let key = KeyBinding::derive("poly1305aes", &[7u8; 32]); // from the key's bytes
-/// NonceStore::create(&state, &key).unwrap();
-/// let mut store = NonceStore::open(&state, &key).unwrap();
-/// let a = store.next_nonce().unwrap();
-/// let b = store.next_nonce().unwrap();
-/// assert_ne!(a, b);
-/// store.close().unwrap();
-/// let mut again = NonceStore::open(&state, &key).unwrap();
-/// assert_eq!(again.next_nonce().unwrap()[0], 2); // continues, never repeats
-/// // another key's store is refused
-/// let other = KeyBinding::derive("poly1305aes", &[8u8; 32]);
-/// # drop(again);
-/// assert!(NonceStore::open(&state, &other).is_err());
-/// # std::fs::remove_dir_all(&dir).unwrap();
-/// ```
 pub struct NonceStore {
+    kind: Kind,
     path: PathBuf,
     lock: Lock,
     key: KeyBinding,
@@ -357,30 +175,22 @@ impl NonceStore {
     /// Create a new state file for `key` whose safe nonce is 0. Fails if one
     /// exists (checked under the lock, so two racing creators cannot both
     /// succeed).
-    pub fn create(path: &Path, key: &KeyBinding) -> Result<(), NonceError> {
+    pub fn create(kind: Kind, path: &Path, key: &KeyBinding) -> Result<(), NonceError> {
         let _lock = Lock::acquire(path)?;
         if fs::symlink_metadata(path).is_ok() {
             return Err(NonceError::AlreadyExists(path.to_path_buf()));
         }
-        persist(path, key, 0, CREATING)
-    }
-
-    /// As [`NonceStore::open`] (the legacy store names no lock holder).
-    pub fn open_noting_waits(
-        path: &Path,
-        key: &KeyBinding,
-        _waiting: &mut dyn FnMut(&str),
-    ) -> Result<Self, NonceError> {
-        Self::open(path, key)
+        persist(kind, path, key, 0, CREATING)
     }
 
     /// Open and lock the state file of `key`. Refuses a state path that is a
     /// symbolic link, a state of another key and an unbound (v1) state.
-    pub fn open(path: &Path, key: &KeyBinding) -> Result<Self, NonceError> {
+    pub fn open(kind: Kind, path: &Path, key: &KeyBinding) -> Result<Self, NonceError> {
         let lock = Lock::acquire(path)?;
         refuse_symlink(path)?;
-        let safe = read_state(path, key)?;
+        let safe = read_state(kind, path, key)?;
         Ok(NonceStore {
+            kind,
             path: path.to_path_buf(),
             lock,
             key: key.clone(),
@@ -388,22 +198,6 @@ impl NonceStore {
             limit: safe,
             reserve: DEFAULT_RESERVE,
         })
-    }
-
-    /// Bind an unbound version-1 state (from wegman versions before the
-    /// binding) to `key`, keeping its safe nonce. Only for a state you know
-    /// is this key's: adopting another key's state repeats nonces. A state
-    /// already bound to `key` is left as it is; one bound to another key is
-    /// refused.
-    pub fn adopt(path: &Path, key: &KeyBinding) -> Result<(), NonceError> {
-        let _lock = Lock::acquire(path)?;
-        refuse_symlink(path)?;
-        let text = read_text(path)?;
-        if let Ok(Decoded::Bound { .. }) | Err(_) = decode(&text) {
-            return read_state(path, key).map(|_| ());
-        }
-        let safe = decode_v1(&text).map_err(|why| NonceError::Corrupt { path: path.to_path_buf(), why })?;
-        persist(path, key, safe, ADOPTING)
     }
 
     /// Reserve `n` (at least 1) nonces per disk write instead of the default.
@@ -418,7 +212,7 @@ impl NonceStore {
         if self.next == u128::MAX {
             return Err(NonceError::Exhausted);
         }
-        if BROKEN_FOR_TESTS {
+        if self.kind == Kind::Broken {
             // The naive store of the paper's warning: the counter lives in
             // memory and reaches the disk only at close.
             self.limit = u128::MAX;
@@ -426,7 +220,7 @@ impl NonceStore {
         if self.next >= self.limit {
             self.check_still_ours()?;
             let new_limit = self.next.saturating_add(u128::from(self.reserve));
-            persist(&self.path, &self.key, new_limit, RESERVING)?;
+            persist(self.kind, &self.path, &self.key, new_limit, RESERVING)?;
             self.limit = new_limit;
         }
         let n = self.next;
@@ -439,17 +233,13 @@ impl NonceStore {
     /// on disk is still the one this store wrote; otherwise nothing is
     /// written back (the safe nonce never moves backwards) and the conflict
     /// is reported.
-    /// The old store knew nothing of forks: a no-op here, so that the
-    /// negative control keeps the old behaviour.
-    pub fn forget_reservation(&mut self) {}
-
     pub fn close(self) -> Result<(), NonceError> {
-        if BROKEN_FOR_TESTS {
-            return persist(&self.path, &self.key, self.next, GIVING_BACK);
+        if self.kind == Kind::Broken {
+            return persist(self.kind, &self.path, &self.key, self.next, GIVING_BACK);
         }
         if self.next < self.limit {
             self.check_still_ours()?;
-            persist(&self.path, &self.key, self.next, GIVING_BACK)?;
+            persist(self.kind, &self.path, &self.key, self.next, GIVING_BACK)?;
         }
         Ok(())
     }
@@ -458,7 +248,7 @@ impl NonceStore {
     /// the state on disk still holds the safe nonce this store last wrote.
     fn check_still_ours(&self) -> Result<(), NonceError> {
         self.lock.check_held(&self.path)?;
-        let on_disk = read_state(&self.path, &self.key)?;
+        let on_disk = read_state(self.kind, &self.path, &self.key)?;
         if on_disk != self.limit {
             return Err(conflict(
                 &self.path,
@@ -585,26 +375,6 @@ fn decode(text: &str) -> Result<Decoded, &'static str> {
     Ok(Decoded::Bound { id, safe: u128::from_le_bytes(safe_b), body: lines[..3].concat(), mac })
 }
 
-/// The safe nonce of a version-1 file (CRC-checked, unbound).
-fn decode_v1(text: &str) -> Result<u128, &'static str> {
-    let mut lines = text.split_inclusive('\n');
-    let l1 = lines.next().ok_or("empty")?;
-    let l2 = lines.next().ok_or("truncated")?;
-    let l3 = lines.next().ok_or("truncated")?;
-    if lines.next().is_some() {
-        return Err("trailing data");
-    }
-    if l1 != format!("{MAGIC_V1}\n") {
-        return Err("bad header");
-    }
-    let safe = field(l2, "safe").and_then(strict_hex::<16>).ok_or("bad safe line")?;
-    let crc = field(l3, "crc32").ok_or("bad checksum line")?;
-    if crc != format!("{:08x}", crc32(format!("{l1}{l2}").as_bytes())) {
-        return Err("checksum mismatch");
-    }
-    Ok(u128::from_le_bytes(safe))
-}
-
 /// The safe nonce of a state file that must belong to `key`.
 fn check(path: &Path, key: &KeyBinding, text: &str) -> Result<u128, NonceError> {
     let corrupt = |why| NonceError::Corrupt { path: path.to_path_buf(), why };
@@ -660,21 +430,9 @@ fn not_text(path: &Path) -> NonceError {
     NonceError::Corrupt { path: path.to_path_buf(), why: "not text" }
 }
 
-/// What [`NonceStore::open`] makes of a state file holding `bytes`: its
-/// safe nonce, or why it is refused. The same checks on the same prefix
-/// (the first 4096 bytes), without the file or its lock, for the fuzz
-/// target `fuzz/fuzz_targets/nonce_state.rs`; `path` only names the file
-/// in errors.
-#[doc(hidden)]
-pub fn check_state_bytes(path: &Path, key: &KeyBinding, bytes: &[u8]) -> Result<u128, NonceError> {
-    let prefix = &bytes[..bytes.len().min(MAX_STATE_BYTES)];
-    let text = std::str::from_utf8(prefix).map_err(|_| not_text(path))?;
-    check(path, key, text)
-}
-
-fn read_state(path: &Path, key: &KeyBinding) -> Result<u128, NonceError> {
+fn read_state(kind: Kind, path: &Path, key: &KeyBinding) -> Result<u128, NonceError> {
     let strict = read_text(path).and_then(|text| check(path, key, &text));
-    if BROKEN_FOR_TESTS {
+    if kind == Kind::Broken {
         // The naive store also "recovers" from a missing or damaged file by
         // starting again from zero.
         return Ok(strict.unwrap_or(0));
@@ -682,17 +440,26 @@ fn read_state(path: &Path, key: &KeyBinding) -> Result<u128, NonceError> {
     strict
 }
 
-/// The kill test's negative control, compiled only with
-/// `RUSTFLAGS="--cfg wegman_broken_nonce_store"` (a cfg, not a Cargo
-/// feature, so that `--all-features` can never switch it on).
-const BROKEN_FOR_TESTS: bool = cfg!(wegman_broken_nonce_store);
+/// Which store: the old one as it was, or the naive one of the paper's
+/// warning (the kill and fault tests' negative control).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The old store: a state file replaced through `KEY.nonce.tmp`.
+    Legacy,
+    /// DELIBERATELY BROKEN: the counter kept in memory, written in place
+    /// (no temporary file, no fsync, no rename) only when the store is
+    /// closed, and a missing or damaged state read as zero.
+    Broken,
+}
 
 /// Atomically replace the state with `safe`: a fresh temp file (any old one
 /// removed first, so a planted symbolic link is never followed and a temp
 /// file left by a failed update never blocks the next), fsync, rename,
 /// fsync dir. `during` says what for, in the error.
-#[cfg(not(wegman_broken_nonce_store))]
-fn persist(path: &Path, key: &KeyBinding, safe: u128, during: &'static str) -> Result<(), NonceError> {
+fn persist(kind: Kind, path: &Path, key: &KeyBinding, safe: u128, during: &'static str) -> Result<(), NonceError> {
+    if kind == Kind::Broken {
+        return persist_in_place(path, key, safe);
+    }
     let failed = |op, path: &Path| {
         let path = path.to_path_buf();
         move |source| NonceError::Update { during, op, path, source }
@@ -719,8 +486,7 @@ fn persist(path: &Path, key: &KeyBinding, safe: u128, during: &'static str) -> R
 /// DELIBERATELY BROKEN, for the kill test's negative control only: the
 /// naive store that keeps the counter in memory and rewrites the file in
 /// place (no temp file, no fsync, no rename) only when it is closed.
-#[cfg(wegman_broken_nonce_store)]
-fn persist(path: &Path, key: &KeyBinding, safe: u128, _during: &'static str) -> Result<(), NonceError> {
+fn persist_in_place(path: &Path, key: &KeyBinding, safe: u128) -> Result<(), NonceError> {
     let mut f = private(OpenOptions::new().write(true).create(true).truncate(true))
         .open(path)
         .map_err(io_err("opening", path))?;
@@ -728,27 +494,9 @@ fn persist(path: &Path, key: &KeyBinding, safe: u128, _during: &'static str) -> 
     Ok(())
 }
 
-/// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320) of `data`; only
-/// detects accidental damage to a version-1 state file.
-fn crc32(data: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in data {
-        c ^= u32::from(b);
-        for _ in 0..8 {
-            c = (c >> 1) ^ (0xEDB8_8320 & (c & 1).wrapping_neg());
-        }
-    }
-    !c
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn crc32_check_value() {
-        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
-    }
 
     #[test]
     fn encode_check_round_trip() {
