@@ -6,8 +6,8 @@
 //! at least [`Key::ctr`]'s threshold, the widest counter-mode leaf (AES-NI,
 //! VAES-256 or VAES-512) too: one copy of the key, built when the key is
 //! made. Without AES-NI (or with features capped below it) it is the `aes`
-//! crate's key (its bitsliced schedule is 704–960 bytes), which runs every
-//! operation.
+//! crate's key (its bitsliced schedule is 704–960 bytes; AES-192's and
+//! AES-256's boxed), which runs every operation.
 
 #[cfg(target_arch = "x86_64")]
 use aead::inout::InOutBuf;
@@ -23,28 +23,27 @@ use crate::cpu::AesNi;
 use crate::cpu::Features;
 
 /// An AES key, expanded; wiped on drop.
-// Inline, not boxed: moving a value into a box copies its padding from the
-// stack, where earlier calls can have left key words (the heap test's
-// finding), and a freed box would keep them. A native key uses only its
-// first 256 bytes (all that `prefetch` loads).
+//
+// The AES-NI round keys and the `aes` crate's AES-128 key inline: a key
+// among many is one run of cache lines, with no allocation (with the larger
+// AES-192/256 keys inline too, a Poly1305-AES `ExpandedKey` grew from 1,344
+// to 1,664 bytes and a 16-byte message under it took 10–15 TSC ticks more,
+// hot, on Zen 4). Those two boxed: only CWC makes them, without AES-NI.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 pub(crate) enum Key {
     /// Round keys for the AES-NI leaves, and the widest counter-mode leaf.
     #[cfg(target_arch = "x86_64")]
-    Native { keys: RoundKeys, aesni: AesNi, wide: AesWide },
+    Native {
+        keys: RoundKeys,
+        aesni: AesNi,
+        wide: AesWide,
+    },
     /// The `aes` crate (which makes its own choice of AES-NI or bitsliced
-    /// code).
-    Portable(Portable),
-}
-
-/// The `aes` crate's keys, by length (each wiped on drop: the crate's
-/// `zeroize` feature).
-#[derive(Clone)]
-pub(crate) enum Portable {
+    /// code), each wiped on drop (the crate's `zeroize` feature).
     Aes128(Aes128Enc),
-    Aes192(Aes192Enc),
-    Aes256(Aes256Enc),
+    Aes192(Box<Aes192Enc>),
+    Aes256(Box<Aes256Enc>),
 }
 
 impl Key {
@@ -62,11 +61,11 @@ impl Key {
             return Some(Key::Native { keys: RoundKeys::new(aesni, key), aesni, wide });
         }
         let _ = features;
-        Some(Key::Portable(match key.len() {
-            16 => Portable::Aes128(Aes128Enc::new(key.try_into().expect("16"))),
-            24 => Portable::Aes192(Aes192Enc::new(key.try_into().expect("24"))),
-            _ => Portable::Aes256(Aes256Enc::new(key.try_into().expect("32"))),
-        }))
+        Some(match key.len() {
+            16 => Key::Aes128(Aes128Enc::new(key.try_into().expect("16"))),
+            24 => Key::Aes192(Box::new(Aes192Enc::new(key.try_into().expect("24")))),
+            _ => Key::Aes256(Box::new(Aes256Enc::new(key.try_into().expect("32")))),
+        })
     }
 
     /// An AES-128 key.
@@ -80,11 +79,9 @@ impl Key {
         match self {
             #[cfg(target_arch = "x86_64")]
             Key::Native { keys, .. } => (keys.rounds - 6) * 4,
-            Key::Portable(p) => match p {
-                Portable::Aes128(_) => 16,
-                Portable::Aes192(_) => 24,
-                Portable::Aes256(_) => 32,
-            },
+            Key::Aes128(_) => 16,
+            Key::Aes192(_) => 24,
+            Key::Aes256(_) => 32,
         }
     }
 
@@ -92,7 +89,11 @@ impl Key {
     /// output, so the caller can wipe it.
     #[inline]
     pub(crate) fn encrypt(&self, block: &mut [u8; 16]) {
-        self.encrypt_blocks(core::slice::from_mut(block));
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Key::Native { keys, aesni, .. } => x86_aesni::block(*aesni, keys, block),
+            _ => self.encrypt_blocks(core::slice::from_mut(block)),
+        }
     }
 
     /// AES_K of each block, in place.
@@ -101,14 +102,9 @@ impl Key {
         match self {
             #[cfg(target_arch = "x86_64")]
             Key::Native { keys, aesni, .. } => x86_aesni::blocks(*aesni, keys, blocks),
-            Key::Portable(p) => {
-                let blocks = cipher::Array::cast_slice_from_core_mut(blocks);
-                match p {
-                    Portable::Aes128(c) => c.encrypt_blocks(blocks),
-                    Portable::Aes192(c) => c.encrypt_blocks(blocks),
-                    Portable::Aes256(c) => c.encrypt_blocks(blocks),
-                }
-            }
+            Key::Aes128(c) => c.encrypt_blocks(cipher::Array::cast_slice_from_core_mut(blocks)),
+            Key::Aes192(c) => c.encrypt_blocks(cipher::Array::cast_slice_from_core_mut(blocks)),
+            Key::Aes256(c) => c.encrypt_blocks(cipher::Array::cast_slice_from_core_mut(blocks)),
         }
     }
 
@@ -122,7 +118,7 @@ impl Key {
             Key::Native { wide: AesWide::Vaes256(_), .. } => "vaes256",
             #[cfg(target_arch = "x86_64")]
             Key::Native { wide: AesWide::None, .. } => "aesni",
-            Key::Portable(_) => "aes-crate",
+            _ => "aes-crate",
         }
     }
 
@@ -161,7 +157,9 @@ impl Key {
         match self {
             #[cfg(target_arch = "x86_64")]
             Key::Native { keys, .. } => crate::prefetch::lines(keys),
-            Key::Portable(p) => crate::prefetch::lines(p),
+            Key::Aes128(c) => crate::prefetch::lines(c),
+            Key::Aes192(c) => crate::prefetch::lines(&**c),
+            Key::Aes256(c) => crate::prefetch::lines(&**c),
         }
     }
 }
@@ -211,7 +209,7 @@ mod tests {
                     let done = key.ctr(&prefix, first, got.as_mut_slice().into());
                     assert!(done.is_multiple_of(16) && done <= 16 * blocks);
                     assert!(done == 0 || done == 16 * blocks, "a run is done whole or left whole");
-                    if matches!(key, Key::Portable(_)) {
+                    if !matches!(key, Key::Native { .. }) {
                         assert_eq!(done, 0);
                     }
                     for (i, (g, d)) in got.chunks(16).zip(data.chunks(16)).enumerate() {

@@ -66,6 +66,31 @@ pub(crate) fn blocks(token: AesNi, keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
     }
 }
 
+/// AES of one block, in place.
+#[inline]
+pub(crate) fn block(token: AesNi, keys: &RoundKeys, block: &mut [u8; 16]) {
+    // SAFETY: `token` is an `AesNi`, which `crate::cpu` hands out only
+    // after detecting AES-NI and SSSE3 on this CPU.
+    unsafe {
+        match keys.rounds {
+            10 => one::<10>(token, keys, block),
+            12 => one::<12>(token, keys, block),
+            _ => one::<14>(token, keys, block),
+        }
+    }
+}
+
+/// [`block`] with `R` rounds.
+#[target_feature(enable = "aes,ssse3")]
+fn one<const R: usize>(_proof: AesNi, keys: &RoundKeys, block: &mut [u8; 16]) {
+    // SAFETY: `block` is 16 readable and writable bytes: one unaligned
+    // load and store.
+    unsafe {
+        let [x] = rounds::<1, R>([_mm_loadu_si128(block.as_ptr().cast())], keys);
+        _mm_storeu_si128(block.as_mut_ptr().cast(), x);
+    }
+}
+
 /// AES of `N` blocks with `R` rounds, each round key read from `keys` where
 /// it is used: with the rounds a constant the loops unroll, and no copy of
 /// the keys is made (none is left on the stack to wipe).
