@@ -134,12 +134,7 @@ impl Key {
     pub(crate) fn ctr(&self, prefix: &[u8; 12], first: u32, buf: InOutBuf<'_, '_, u8>) -> usize {
         let Key::Native { keys, aesni, wide } = self else { return 0 };
         let n = buf.len() & !15;
-        let min = match wide {
-            AesWide::Vaes512(_) => x86_vaes512::MIN_BYTES,
-            AesWide::Vaes256(_) => x86_vaes256::MIN_BYTES,
-            AesWide::None => x86_aesni::MIN_BYTES,
-        };
-        if n < min {
+        if n < self.ctr_min_bytes() {
             return 0;
         }
         let buf = buf.split_at(n).0;
@@ -149,6 +144,22 @@ impl Key {
             AesWide::None => x86_aesni::apply(*aesni, keys, prefix, first, buf),
         }
         n
+    }
+
+    /// The shortest run [`ctr`](Self::ctr) takes (shorter ones are not worth
+    /// the leaf's set-up): the leaf's threshold, or `usize::MAX` for a
+    /// portable key.
+    #[inline]
+    pub(crate) fn ctr_min_bytes(&self) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Key::Native { wide: AesWide::Vaes512(_), .. } => x86_vaes512::MIN_BYTES,
+            #[cfg(target_arch = "x86_64")]
+            Key::Native { wide: AesWide::Vaes256(_), .. } => x86_vaes256::MIN_BYTES,
+            #[cfg(target_arch = "x86_64")]
+            Key::Native { wide: AesWide::None, .. } => x86_aesni::MIN_BYTES,
+            _ => usize::MAX,
+        }
     }
 
     /// Start loading the key (one among many is not in cache).

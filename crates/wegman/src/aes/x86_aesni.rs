@@ -83,12 +83,7 @@ pub(crate) fn block(token: AesNi, keys: &RoundKeys, block: &mut [u8; 16]) {
 /// [`block`] with `R` rounds.
 #[target_feature(enable = "aes,ssse3")]
 fn one<const R: usize>(_proof: AesNi, keys: &RoundKeys, block: &mut [u8; 16]) {
-    // SAFETY: `block` is 16 readable and writable bytes: one unaligned
-    // load and store.
-    unsafe {
-        let [x] = rounds::<1, R>([_mm_loadu_si128(block.as_ptr().cast())], keys);
-        _mm_storeu_si128(block.as_mut_ptr().cast(), x);
-    }
+    group::<1, R>(core::array::from_mut(block), keys);
 }
 
 /// AES of `N` blocks with `R` rounds, each round key read from `keys` where
@@ -113,27 +108,37 @@ fn rounds<const N: usize, const R: usize>(mut b: [__m128i; N], keys: &RoundKeys)
     b
 }
 
-/// [`blocks`] with `R` rounds: eight at a time, then one at a time.
+/// [`blocks`] with `R` rounds: eight at a time, then four, two and one, so
+/// that a short run is never a chain of single blocks (each one AES's full
+/// latency).
 #[target_feature(enable = "aes,ssse3")]
 fn ecb<const R: usize>(_proof: AesNi, keys: &RoundKeys, blocks: &mut [[u8; 16]]) {
-    let get = |b: &[u8; 16]| {
-        // SAFETY: `b` is 16 readable bytes: one unaligned load.
-        unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
-    };
-    let put = |b: &mut [u8; 16], x: __m128i| {
-        // SAFETY: `b` is 16 writable bytes: one unaligned store.
-        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), x) }
-    };
     let (eights, rest) = blocks.as_chunks_mut::<8>();
     for c in eights {
-        let out = rounds::<8, R>(core::array::from_fn(|j| get(&c[j])), keys);
-        for (b, x) in c.iter_mut().zip(out) {
-            put(b, x);
-        }
+        group::<8, R>(c, keys);
+    }
+    let (fours, rest) = rest.as_chunks_mut::<4>();
+    for c in fours {
+        group::<4, R>(c, keys);
+    }
+    let (twos, rest) = rest.as_chunks_mut::<2>();
+    for c in twos {
+        group::<2, R>(c, keys);
     }
     for b in rest {
-        let [x] = rounds::<1, R>([get(b)], keys);
-        put(b, x);
+        group::<1, R>(core::array::from_mut(b), keys);
+    }
+}
+
+/// `N` blocks in place, in flight together.
+#[target_feature(enable = "aes,ssse3")]
+#[inline]
+fn group<const N: usize, const R: usize>(c: &mut [[u8; 16]; N], keys: &RoundKeys) {
+    // SAFETY: each `c[j]` is 16 readable bytes: one unaligned load.
+    let out = rounds::<N, R>(core::array::from_fn(|j| unsafe { _mm_loadu_si128(c[j].as_ptr().cast()) }), keys);
+    for (b, x) in c.iter_mut().zip(out) {
+        // SAFETY: `b` is 16 writable bytes: one unaligned store.
+        unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), x) }
     }
 }
 

@@ -89,7 +89,7 @@ impl Ctr {
         // A run long enough for the counter-mode leaf (a whole block left
         // means its counter is below 2^32: the mode's limit).
         #[cfg(target_arch = "x86_64")]
-        if buf.len() >= 16 {
+        if buf.len() >= cipher.ctr_min_bytes() {
             let first = u32::try_from(self.next).expect("the mode's limit keeps counters below 2^32");
             let mut prefix = [0u8; 12];
             prefix[0] = 0x80;
