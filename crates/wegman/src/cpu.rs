@@ -450,6 +450,20 @@ pub(crate) fn token_for_test<T>(name: &str, pick: impl Fn(Features) -> Option<T>
     token
 }
 
+/// The feature levels a unit test runs its backends at: natively every
+/// level this CPU has ([`Features::every_level`]); under an emulator
+/// (`WEGMAN_EMULATED`, set by `scripts/test-cpu-classes`) only the CPU
+/// class's own, since each lower level is another class's own there (the
+/// four classes together run every level once) and runs natively here.
+#[cfg(test)]
+pub(crate) fn levels_for_test() -> Vec<Features> {
+    if std::env::var_os("WEGMAN_EMULATED").is_some() {
+        vec![Features::detect()]
+    } else {
+        Features::detect().every_level()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -178,7 +178,6 @@ impl Key {
 #[cfg(test)]
 mod tests {
     use super::Key;
-    use crate::cpu::Features;
 
     /// Every operation of keys of all three lengths, made for every level of
     /// this CPU's features, against the `aes` crate: single blocks, runs of
@@ -193,7 +192,7 @@ mod tests {
             x ^= x << 17;
             x
         };
-        for features in Features::detect().every_level() {
+        for features in crate::cpu::levels_for_test() {
             for len in [16, 24, 32] {
                 let bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
                 let key = Key::new(&bytes, features).expect("a valid length");
@@ -243,7 +242,7 @@ mod tests {
     /// `aes` crate, a native one the widest leaf its features allow.
     #[test]
     fn the_counter_mode_label_follows_the_features() {
-        for features in Features::detect().every_level() {
+        for features in crate::cpu::levels_for_test() {
             let key = Key::new128(&[5; 16], features);
             #[cfg(target_arch = "x86_64")]
             let want = match crate::backend::aes(features) {

@@ -294,7 +294,7 @@ mod tests {
     use crate::cpu::Features;
 
     fn levels() -> Vec<Features> {
-        Features::detect().every_level()
+        crate::cpu::levels_for_test()
     }
 
     /// Every backend, 1–3 threads, against the one-thread calls (which the

@@ -173,7 +173,6 @@ impl MacKey {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::Features;
     use crate::mmh::Alg;
 
     /// The outputs of level-0 runs handed up the tree give the one-thread
@@ -196,7 +195,7 @@ mod tests {
             WINDOW_RUNS * RUN_BYTES + 3 * RUN_BYTES + 300,
         ];
         for alg in Alg::ALL {
-            for features in Features::detect().every_level() {
+            for features in crate::cpu::levels_for_test() {
                 let key = MacKey::with_features(alg, &[0x5a; 32], features);
                 for &len in lens.iter().filter(|&&l| !emulated || l <= RUN_BYTES + 129) {
                     let m = &message[..len];

@@ -172,7 +172,7 @@ mod tests {
         [0xff, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f, 0xfc, 0xff, 0xff, 0x0f];
 
     fn levels() -> Vec<Features> {
-        let mut levels = Features::detect().every_level();
+        let mut levels = crate::cpu::levels_for_test();
         levels.push(Features::float64());
         levels
     }
