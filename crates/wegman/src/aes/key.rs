@@ -92,7 +92,9 @@ impl Key {
         match self {
             #[cfg(target_arch = "x86_64")]
             Key::Native { keys, aesni, .. } => x86_aesni::block(*aesni, keys, block),
-            _ => self.encrypt_blocks(core::slice::from_mut(block)),
+            Key::Aes128(c) => c.encrypt_block(block.into()),
+            Key::Aes192(c) => c.encrypt_block(block.into()),
+            Key::Aes256(c) => c.encrypt_block(block.into()),
         }
     }
 
