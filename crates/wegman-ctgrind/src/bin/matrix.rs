@@ -52,7 +52,11 @@ fn rust_api(build: Build, quick: bool) -> Row {
     };
     eprintln!("== rust-api {}: running under memcheck", row.build);
     let run = build.run(&exe, quick);
-    let aes = if build.portable { "aes crate soft" } else { "aes crate AES-NI" };
+    let aes = if build.portable {
+        "aes crate soft"
+    } else {
+        "AES: the aes crate's AES-NI at the portable level, wegman's AES-NI leaves above it"
+    };
     row.backends = format!("{}; {aes}", matrix::backends(&run.stdout));
     row.problems = build.judge(&run);
     row.report = run.report;
