@@ -57,6 +57,17 @@ pub use error::{Error, RRule};
 #[cfg(test)]
 #[path = "../tests/common/mod.rs"]
 mod test_vectors;
+/// The unit tests' pseudo-random inputs: Marsaglia's xorshift64 from `seed`
+/// (not zero), the same sequence on every run.
+#[cfg(test)]
+fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
 // The loader names the crate as the integration tests do.
 #[cfg(test)]
 extern crate self as wegman;

@@ -245,13 +245,7 @@ pub(crate) mod tests {
     /// nonces (and all-zero and all-one ones), calling `between` with
     /// 0, 1, …, 8 in order.
     pub(crate) fn check_pads8(leaf: Pads8<'_>) {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15u64);
         for round in 0..3_000 {
             let mut k = [[0u8; 16]; 8];
             let mut n = [[0u8; 16]; 8];
@@ -297,13 +291,7 @@ pub(crate) mod tests {
     #[cfg(target_arch = "x86_64")]
     pub(crate) fn check_blocks(leaf: &dyn Fn(&RoundKeys, &mut [[u8; 16]])) {
         let aesni = crate::cpu::Features::detect().aesni().expect("a leaf's token comes with AES-NI");
-        let mut x = 0x7a3c_99d1_0b5e_2f41u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::xorshift(0x7a3c_99d1_0b5e_2f41u64);
         for klen in [16, 24, 32] {
             for count in (0..=20).chain([31, 32, 33, 64, 67]) {
                 let key: Vec<u8> = (0..klen).map(|_| next() as u8).collect();
@@ -329,13 +317,7 @@ pub(crate) mod tests {
     #[cfg(target_arch = "x86_64")]
     pub(crate) fn check_ctr_leaf(leaf: Leaf<'_>) {
         let aesni = crate::cpu::Features::detect().aesni().expect("every wide AES token comes with AES-NI");
-        let mut x = 0x0123_4567_89ab_cdefu64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::xorshift(0x0123_4567_89ab_cdefu64);
         let counts = [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 35, 36, 48, 64, 67, 100];
         for klen in [16, 24, 32] {
             for round in 0..2 * counts.len() {

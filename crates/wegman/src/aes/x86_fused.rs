@@ -176,14 +176,9 @@ mod tests {
     #[test]
     fn counter_blocks_equal_the_aes_crate() {
         let Some(token) = crate::cpu::token_for_test("AesNi", crate::cpu::Features::aesni) else { return };
-        let mut x = 0x0123_4567_89ab_cdefu64;
+        let mut next = crate::xorshift(0x0123_4567_89ab_cdef);
         for _ in 0..500 {
-            let k: [u8; 16] = core::array::from_fn(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            });
+            let k: [u8; 16] = core::array::from_fn(|_| next() as u8);
             let (kp, n) = (k.map(|b| b.rotate_left(3) ^ 0x5a), k.map(|b| b.wrapping_mul(7)));
             let (got, p) = counter_blocks_and_pad::<17>(token, &k, &kp, &n);
             for (i, g) in got.iter().enumerate() {
@@ -210,13 +205,7 @@ mod tests {
         let want = [0x69, 0xc4, 0xe0, 0xd8, 0x6a, 0x7b, 0x04, 0x30, 0xd8, 0xcd, 0xb7, 0x80, 0x70, 0xb4, 0xc5, 0x5a];
         assert_eq!(pad(token, &k, &n), want);
         // pseudo-random keys and nonces, and the extremes
-        let mut x = 0x0123_4567_89ab_cdefu64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::xorshift(0x0123_4567_89ab_cdefu64);
         for i in 0..20_000 {
             let mut k = [0u8; 16];
             let mut n = [0u8; 16];

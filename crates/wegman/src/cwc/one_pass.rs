@@ -244,15 +244,8 @@ mod tests {
     const SENTINEL: u8 = 0xa5;
 
     fn bytes(seed: u64, len: usize) -> Vec<u8> {
-        let mut x = seed | 1;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect()
+        let mut next = crate::xorshift(seed | 1);
+        (0..len).map(|_| next() as u8).collect()
     }
 
     /// Under an emulator (`WEGMAN_EMULATED`, set by the CPU-class runs):

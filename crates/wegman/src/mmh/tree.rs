@@ -276,13 +276,8 @@ mod tests {
     #[test]
     fn whole_message_hash_equals_the_streaming_tree() {
         let mut msg = vec![0u8; WHOLE_MAX];
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for b in msg.iter_mut() {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            *b = x as u8;
-        }
+        let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15);
+        msg.iter_mut().for_each(|b| *b = next() as u8);
         for alg in Alg::ALL {
             let (_, ks) = ciphers(&[0x5au8; 32], crate::cpu::Features::detect());
             let mut keys = Keys::select(alg, Features::portable());

@@ -225,13 +225,7 @@ mod tests {
     #[test]
     fn equals_the_portable_block_functions() {
         let Some(token) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15u64);
         for round in 0..300 {
             let fill = |r: u64| match round % 5 {
                 0 => u64::MAX,

@@ -126,13 +126,7 @@ mod tests {
     #[test]
     fn equals_the_portable_block_functions_at_the_extremes() {
         let Some(token) = crate::cpu::token_for_test("Avx512Ifma", crate::cpu::Features::avx512ifma) else { return };
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15u64);
         let edges = [0, 1, 31, 32, 33, 51, 52, 53, 63];
         for case in 0..200 {
             let word = |i: usize, r: u64| match case {
