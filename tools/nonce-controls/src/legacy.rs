@@ -94,13 +94,13 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// What ties a state file to one key (derived as the shipped store's
-/// `KeyBinding` is, whose state-authentication key stays private to it): a
-/// public key id and a secret key
-/// that authenticates the state, both derived from the key material with
+/// What ties a state file to one key: the public key id the shipped store
+/// derives ([`wegman_store::nonce::KeyBinding`]), and a secret key that
+/// authenticates the state, derived from the key material with
 /// HMAC-SHA-256 (keyed by the key, domain-separated by purpose and
-/// algorithm name), so the key file itself needs no extra field and every
-/// copy of one key finds the same id.
+/// algorithm name). The shipped store keeps its own state-authentication
+/// key private, so this one has a purpose of its own: the old store's state
+/// files are its own, never read by the shipped store.
 #[derive(Clone)]
 pub struct KeyBinding {
     id: [u8; 16],
@@ -111,23 +111,13 @@ impl KeyBinding {
     /// The binding of the key `key` (raw key bytes) for algorithm `alg` (the
     /// name the key file gives, e.g. `poly1305aes`).
     pub fn derive(alg: &str, key: &[u8]) -> Self {
-        let prf = |purpose: &str| {
-            let mut m = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC accepts keys of any length");
-            for part in ["wegman nonce state", purpose, alg] {
-                m.update(part.as_bytes());
-                m.update(&[0]);
-            }
-            let out: [u8; 32] = m.finalize().into_bytes().into();
-            Zeroizing::new(out)
-        };
-        let mut id = [0u8; 16];
-        id.copy_from_slice(&prf("key id")[..16]);
-        KeyBinding { id, mac_key: prf("state authentication key") }
-    }
-
-    /// The public key id a state file of this key names.
-    pub fn id(&self) -> [u8; 16] {
-        self.id
+        let mut m = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC accepts keys of any length");
+        for part in ["wegman legacy nonce state", alg] {
+            m.update(part.as_bytes());
+            m.update(&[0]);
+        }
+        let mac_key = Zeroizing::new(m.finalize().into_bytes().into());
+        KeyBinding { id: wegman_store::nonce::KeyBinding::derive(alg, key).id(), mac_key }
     }
 
     fn mac(&self) -> Hmac<Sha256> {
@@ -344,14 +334,9 @@ fn encode(key: &KeyBinding, safe: u128) -> String {
 
 /// `n` bytes from exactly `2n` lowercase hex digits.
 fn strict_hex<const N: usize>(s: &str) -> Option<[u8; N]> {
-    if s.len() != 2 * N || !s.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)) {
-        return None;
-    }
     let mut b = [0u8; N];
-    for (i, out) in b.iter_mut().enumerate() {
-        *out = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
-    }
-    Some(b)
+    let len = base16ct::lower::decode(s, &mut b).ok()?.len();
+    (len == N).then_some(b)
 }
 
 fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {

@@ -82,16 +82,12 @@ pub(super) fn encode_gen(key: &KeyBinding, r: &GenRecord) -> String {
     )
 }
 
-/// `n` bytes from exactly `2n` lowercase hex digits.
+/// `n` bytes from exactly `2n` lowercase hex digits (base16ct's lowercase
+/// decoder refuses upper case, odd lengths and any other byte).
 fn strict_hex<const N: usize>(s: &str) -> Option<[u8; N]> {
-    if s.len() != 2 * N || !s.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)) {
-        return None;
-    }
     let mut b = [0u8; N];
-    for (i, out) in b.iter_mut().enumerate() {
-        *out = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
-    }
-    Some(b)
+    let len = base16ct::lower::decode(s, &mut b).ok()?.len();
+    (len == N).then_some(b)
 }
 
 /// A generation number written as in file names: decimal, no sign, no
