@@ -37,33 +37,15 @@ mod vaes_check;
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct AesNi(());
 
-impl fmt::Debug for AesNi {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("AesNi")
-    }
-}
-
 /// Proof that this CPU runs VAES on 512-bit registers (AES-NI, VAES,
 /// AVX-512 F and BW): four AES blocks per instruction.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Vaes512(());
 
-impl fmt::Debug for Vaes512 {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Vaes512")
-    }
-}
-
 /// Proof that this CPU runs VAES on 256-bit registers in their AVX2
 /// encoding (AES-NI, SSSE3, VAES and AVX2): two AES blocks per instruction.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Vaes256(());
-
-impl fmt::Debug for Vaes256 {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Vaes256")
-    }
-}
 
 /// Proof that this CPU runs AVX2 (and the OS saves its registers) and BMI2
 /// (`mulx`, which the MMH64 AVX2 leaf's scalar half uses; every AVX2 CPU so
@@ -76,17 +58,17 @@ pub struct Avx2(());
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Avx512Ifma(());
 
-impl fmt::Debug for Avx2 {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Avx2")
-    }
+/// Each proof prints as its name (`AesNi`, not `AesNi(())`).
+macro_rules! debug_as_name {
+    ($($token:ident),*) => {$(
+        impl fmt::Debug for $token {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(stringify!($token))
+            }
+        }
+    )*};
 }
-
-impl fmt::Debug for Avx512Ifma {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Avx512Ifma")
-    }
-}
+debug_as_name!(AesNi, Vaes512, Vaes256, Avx2, Avx512Ifma);
 
 /// The instruction-set extensions a backend may use: at most what the CPU
 /// has (fewer, to test a lower level).
@@ -499,6 +481,18 @@ mod tests {
         assert_eq!(all.cap(None), all);
         assert_eq!(all.cap(Some("no-such-tier")), all);
         assert_eq!(all.cap(Some("ifma")), all);
+    }
+
+    #[test]
+    fn proofs_print_as_their_names() {
+        let printed = [
+            format!("{:?}", AesNi(())),
+            format!("{:?}", Vaes512(())),
+            format!("{:?}", Vaes256(())),
+            format!("{:?}", Avx2(())),
+            format!("{:?}", Avx512Ifma(())),
+        ];
+        assert_eq!(printed, ["AesNi", "Vaes512", "Vaes256", "Avx2", "Avx512Ifma"]);
     }
 
     #[test]
