@@ -18,8 +18,34 @@
 //! clap, without a progress bar: [`sink::Sink`] and [`progress::Progress`]
 //! are theirs to implement), so that a key, its nonce store and its
 //! manifests mean the same thing whichever of them wrote them.
+//!
+//! A key file, and tags whose nonces come from its store:
+//!
+//! ```
+//! use wegman_store::algs::{AnyKey, MacAlg};
+//! use wegman_store::keyfile;
+//! use wegman_store::nonce::{NonceStore, state_path_for_key};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let key_path = dir.path().join("link.key");
+//! keyfile::keygen(&key_path, MacAlg::Poly1305aes)?;      // mode 0600, and link.key.nonce
+//! let (key, binding) = keyfile::read_managed(&key_path, None)?;
+//! let AnyKey::Poly1305Aes(key, _) = key else { unreachable!() };
+//! let mut store = NonceStore::open(&state_path_for_key(&key_path)?, &binding)?;
+//! let (n1, n2) = (store.next_nonce()?, store.next_nonce()?);
+//! assert_ne!(n1, n2);                                   // and never again, in any process
+//! let tag = wegman::poly1305aes::authenticate(&key, &n1, b"message");
+//! assert!(wegman::poly1305aes::verify(&key, &tag, &n1, b"message").is_ok());
+//! store.close()?;                                       // gives back what it reserved and did not use
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![deny(unsafe_code)]
+
+/// The crate README's example (crates.io's page), compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct CrateReadmeDoctests;
 
 pub mod algs;
 pub mod check;

@@ -72,6 +72,11 @@ fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
 #[cfg(test)]
 extern crate self as wegman;
 
+/// The crate README's example (crates.io's page), compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct CrateReadmeDoctests;
+
 /// The README's Rust example, compiled and run as a doctest.
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
