@@ -12,6 +12,7 @@ mod cwc_cmd;
 mod cwc_threads;
 mod explicit;
 mod guard;
+mod manual;
 mod out;
 mod patch;
 mod progress;
@@ -67,6 +68,18 @@ enum Command {
     Open(cwc_cmd::AeadArgs),
     /// Check the library against the paper's Appendix A, then tag and check a sample file.
     Selftest,
+    /// Print a completion script for SHELL (e.g. `wegman completions bash > /etc/bash_completion.d/wegman`).
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `wegman man > ~/.local/share/man/man1/wegman.1`.
+    Man {
+        /// Write wegman.1 and one page per command (wegman-tag.1, …) into DIR instead.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Args)]
@@ -167,6 +180,8 @@ fn main() -> ExitCode {
         Command::Seal(args) => cwc_cmd::seal(&args),
         Command::Open(args) => cwc_cmd::open(&args),
         Command::Selftest => selftest::run(),
+        Command::Completions { shell } => manual::completions::<Cli>(shell),
+        Command::Man { dir } => manual::man_pages::<Cli>(dir.as_deref()),
     });
     match result {
         Ok(code) => ExitCode::from(code),

@@ -473,3 +473,40 @@ fn keygen_with_a_newline_in_the_name_makes_a_usable_key() {
     let out = f.run(&["tag", "-k", "k\nx", "file"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+/// `wegman completions SHELL` prints a script naming every command, for each
+/// shell a package would install one for; an unknown shell is a usage error.
+#[test]
+fn completions_name_every_command() {
+    let commands = ["keygen", "tag", "check", "patch", "mac", "verify", "seal", "open", "selftest", "man"];
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = run(wegman().args(["completions", shell]));
+        assert!(out.status.success(), "{shell}: {}", text(&out.stderr));
+        let script = text(&out.stdout);
+        for c in commands {
+            assert!(script.contains(c), "{shell}: no {c}");
+        }
+        assert!(script.contains("key-file"), "{shell}: no options");
+    }
+    assert_eq!(run(wegman().args(["completions", "tcsh"])).status.code(), Some(2));
+}
+
+/// `wegman man` prints a roff page; `--dir` writes it and one per command.
+#[test]
+fn the_manual_page_lists_every_command() {
+    let out = run(wegman().arg("man"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page = text(&out.stdout);
+    assert!(page.contains(".TH wegman 1"), "{page}");
+    for c in ["keygen", "tag", "check", "patch", "seal", "open", "completions"] {
+        assert!(page.contains(c), "no {c}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(wegman().arg("man").arg("--dir").arg(dir.path()));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let tag = std::fs::read_to_string(dir.path().join("wegman-tag.1")).unwrap();
+    assert!(tag.contains(".TH wegman-tag 1") && tag.contains("keep\\-state"), "{tag}");
+    assert!(dir.path().join("wegman.1").exists());
+    let missing = dir.path().join("no/such/dir");
+    assert_eq!(run(wegman().arg("man").arg("--dir").arg(&missing)).status.code(), Some(2));
+}
