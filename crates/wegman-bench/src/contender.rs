@@ -29,7 +29,7 @@ pub struct Input<'a> {
     pub tag: [u8; 16],
 }
 
-/// The table name of a wegman contender: "wegman[BACKEND]", the backend its
+/// The table name of a wegman contender: `"wegman[BACKEND]"`, the backend its
 /// keys report, so a row is labelled with the backend that ran.
 pub fn wegman_name(platform: wegman::platform::Platform) -> &'static str {
     use wegman::platform::Platform;
@@ -68,8 +68,8 @@ pub trait Contender {
     /// contenders need none.
     fn prepare(&mut self, _inputs: &[Input<'_>]) {}
 
-    /// The whole result of the last call (tag, ciphertext || tag, [1]/[0]
-    /// for verify, or [1]/[0] and what a decrypt call released), for the
+    /// The whole result of the last call (tag, ciphertext || tag, `[1]`/`[0]`
+    /// for verify, or `[1]`/`[0]` and what a decrypt call released), for the
     /// equal-output checks. Not timed.
     fn output(&self) -> Vec<u8>;
 

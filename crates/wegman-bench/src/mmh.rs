@@ -58,7 +58,7 @@ fn call_text(alg: Alg) -> [&'static str; 2] {
     calls!(Mmh32, Mmh32x2, Mmh32x3, Mmh32x4, Nmh32, Mmh64, Mmh64x2)
 }
 
-/// "ALG[BACKEND]": the algorithm and `platform`, the backend a key of it
+/// `"ALG[BACKEND]"`: the algorithm and `platform`, the backend a key of it
 /// reports (the backend that runs, one-shot or precomputed). Made once per
 /// row and kept for the run (rows are labelled with `&'static str`).
 fn labelled(alg: Alg, platform: wegman::platform::Platform) -> &'static str {

@@ -513,7 +513,7 @@ fn vector_inputs() -> Result<VectorSet, String> {
     Ok(set)
 }
 
-/// Run every contender of `tables` on (slot i, msgs[i]) and compare with
+/// Run every contender of `tables` on (slot i, `msgs[i]`) and compare with
 /// `tags[i]`; verify contenders must accept it and reject it with one bit flipped.
 fn check_tables(tables: &mut [Table], msgs: &[&[u8]], tags: &[[u8; 16]], what: &str) -> Result<usize, String> {
     let mut calls = 0;
