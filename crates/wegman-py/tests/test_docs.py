@@ -50,3 +50,15 @@ def test_examples_run() -> None:
             tests += len(t.examples)
     assert runner.failures == 0
     assert tests > 50
+
+
+def test_the_package_readme_example_runs() -> None:
+    """The README an index shows (crates/wegman-py/README.md): its Python block runs."""
+    import pathlib
+    import re
+
+    readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, str(readme), "exec"), {})
