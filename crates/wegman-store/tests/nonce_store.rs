@@ -1043,3 +1043,13 @@ fn a_reservation_is_one_private_file_synced_linked_and_its_directory_synced() {
     }
     assert_eq!(fs.ops(), []);
 }
+
+/// The real file system's lock prints as what it is, without its file
+/// (a store's `Debug` form shows no descriptor or path of its lock).
+#[test]
+fn the_real_lock_prints_its_type_only() {
+    use wegman_store::nonce::{Fs, RealFs};
+    let dir = tempfile::tempdir().unwrap();
+    let lock = RealFs.lock(&dir.path().join("key.nonce"), &mut |_| {}).unwrap();
+    assert_eq!(format!("{lock:?}"), "FileLock { .. }");
+}
