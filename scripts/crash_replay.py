@@ -33,8 +33,13 @@ How it works, per scenario:
    (iii) no output lies: `out.sealed` is absent or opens to the exact
          input; a patched file is its old content (and the old manifest
          checks) or its new one (and the new manifest, if whole, checks).
-   A command may refuse with exit 2 (counted); any other status — a panic
-   (101), a signal — is a violation.
+   (iv)  no power loss bricks a key: the next `tag` (`seal cwc`) runs; a
+         refusal there means the store a power loss left cannot be used
+         without repair (a store that skipped an fsync of its own files
+         leaves such states: a generation file linked before its bytes
+         were durable, read back empty).
+   Any other command may refuse with exit 2 (counted); any other status —
+   a panic (101), a signal — is a violation.
 
 Negative controls: the shipped code carries no planted bug; instead the
 recorded trace is edited to be that of a buggy writer, and the harness
@@ -722,7 +727,7 @@ class Checker:
                 self.reused([head[19:30].hex()], cut, "the next seal")
             else:
                 c["next_refused"] += 1
-                self.note(cut, f"the next seal refused: {err.decode(errors='replace').strip()}")
+                self.violation(cut, f"the next seal refused: {err.decode(errors='replace').strip()}")
             return
         with open(os.path.join(d, "fresh"), "w") as f:
             f.write(fresh)
@@ -732,7 +737,7 @@ class Checker:
             self.reused(NONCE_FIELD.findall(out.decode()), cut, "the next tag")
         else:
             c["next_refused"] += 1
-            self.note(cut, f"the next tag refused: {err.decode(errors='replace').strip()}")
+            self.violation(cut, f"the next tag refused: {err.decode(errors='replace').strip()}")
         # (ii) no state lies
         # The manifests a user may hold: earlier runs', this run's whole
         # output (printed to a terminal, say, before the power went), and
@@ -940,8 +945,12 @@ def main():
     print(f"== {len(scenarios)} scenarios, {total} violations, {time.time() - t0:.1f} s "
           f"(cap: {a.cap} distinct states replayed per scenario)")
     if a.brk:
-        if total:
-            print(f"negative control ({a.brk}): caught ({total} violations, as it must)")
+        # Each control must be caught by the check written for its bug
+        # class, not merely by some violation.
+        mark = {"rename-before-fsync": "out.sealed", "store-dir-fsync": "already printed or written"}[a.brk]
+        hits = sum(mark in v for sc in scenarios for v in sc.violations)
+        if hits:
+            print(f"negative control ({a.brk}): caught ({hits} of {total} violations by its check, as it must)")
             return 0
         print(f"negative control ({a.brk}): NOT caught: the harness is blind to this bug class")
         return 1
