@@ -135,8 +135,9 @@ impl<'a> Series<'a> {
         // The store as an earlier version left it (a version-2 base): the
         // first reservation migrates it and seals the base, so the seal's
         // rename is in every series (a new store is sealed from the start).
-        let (_, binding) = wegman_store::keyfile::read_managed(&real.join("key"), None).unwrap();
-        std::fs::write(real.join("key.nonce"), wegman_store::nonce::v2_state_bytes(&binding, 0)).unwrap();
+        let material = wegman_store::keyfile::read_material(&real.join("key")).unwrap();
+        let v2 = wegman_testkit::nonce_v2::state_bytes("poly1305aes", &material.bytes, 0);
+        std::fs::write(real.join("key.nonce"), v2).unwrap();
         let _ = std::fs::remove_file(real.join("key.nonce.1")); // (the negative control's store has none)
         for i in 0..FILES {
             std::fs::write(real.join(format!("f{i}")), vec![i as u8; 100 + 37 * i]).unwrap();

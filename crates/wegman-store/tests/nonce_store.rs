@@ -11,6 +11,12 @@ fn key() -> KeyBinding {
     KeyBinding::derive("poly1305aes", &[0x5a; 32])
 }
 
+/// A version-2 state of [`key`] (what earlier versions wrote), made from
+/// the format's description by the test kit, not by the store.
+fn v2_state_bytes(safe: u128) -> Vec<u8> {
+    wegman_testkit::nonce_v2::state_bytes("poly1305aes", &[0x5a; 32], safe)
+}
+
 #[test]
 fn nonces_never_repeat_across_close_and_abandon() {
     let dir = tempfile::tempdir().unwrap();
@@ -83,10 +89,7 @@ fn corrupt_state_is_an_error() {
         vec![0xff, 0xfe, 0x00],
         b"wegman-nonce-state v2\nkey 00\nsafe 00\nmac 00\n".to_vec(),
         // a valid (version-2) state with its safe nonce edited
-        String::from_utf8(wegman_store::nonce::v2_state_bytes(&key(), 0))
-            .unwrap()
-            .replace("safe 00", "safe 01")
-            .into_bytes(),
+        String::from_utf8(v2_state_bytes(0)).unwrap().replace("safe 00", "safe 01").into_bytes(),
     ];
     for bad in cases {
         std::fs::write(&state, &bad).unwrap();
@@ -132,7 +135,7 @@ fn the_fuzz_targets_byte_check_agrees_with_open() {
     // A state as versions before generations left it: the base alone.
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
-    let good = wegman_store::nonce::v2_state_bytes(&key(), 0);
+    let good = v2_state_bytes(0);
     let mut split_char = vec![b'x'; 4095];
     split_char.extend_from_slice("é".as_bytes()); // the 4096-byte prefix ends inside it
     let cases = [
@@ -554,13 +557,13 @@ fn a_failed_give_back_says_the_unused_nonces_may_be_skipped() {
 
 #[test]
 fn the_fuzz_targets_genuine_states_are_what_earlier_versions_wrote() {
-    use wegman_store::nonce::{check_state_bytes, v2_state_bytes};
+    use wegman_store::nonce::check_state_bytes;
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
     // a v2 state with safe nonce 77, as an earlier version left it: it is
     // migrated, continuing 2^64 above (out of reach of an earlier wegman
     // still writing it), and its base sealed
-    let bytes = v2_state_bytes(&key(), 77);
+    let bytes = v2_state_bytes(77);
     assert_eq!(check_state_bytes(&state, &key(), &bytes).unwrap(), 77);
     std::fs::write(&state, &bytes).unwrap();
     let mut s = NonceStore::open(&state, &key()).unwrap();
@@ -629,11 +632,11 @@ fn a_cleaner_seals_the_base_before_removing_generation_one() {
     // seal the base before it removes generation 1: else a writer stopped
     // since it read the unsealed base could link generation 1 again, find
     // its base still there and hand out nonces from 0.
-    use wegman_store::nonce::{check_state_bytes, v2_state_bytes};
+    use wegman_store::nonce::check_state_bytes;
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("k.nonce");
     // an earlier version's state (new ones are never unsealed)
-    let unsealed = v2_state_bytes(&key(), 0);
+    let unsealed = v2_state_bytes(0);
     std::fs::write(&state, &unsealed).unwrap();
     let mut s = NonceStore::open(&state, &key()).unwrap().with_reserve(1);
     s.next_nonce().unwrap();
@@ -787,12 +790,33 @@ fn a_store_waiting_for_the_lock_says_who_holds_it_after_a_second() {
     let (r, said) = t.join().unwrap();
     r.unwrap();
     assert!(said.is_empty(), "{said:?}");
-    // held for longer: once, naming this process (the holder) and the lock
+    // held for longer: once, naming this process (the holder) and the lock,
+    // not another process that holds a lock on another file of the same
+    // file system (two such decoys, taken before and after the real lock,
+    // so that one precedes it in /proc/locks whichever order that lists)
+    let decoy = |name: &str| {
+        let child = std::process::Command::new("flock")
+            .arg(dir.path().join(name))
+            .args(["sleep", "30"])
+            .spawn()
+            .expect("flock(1) runs");
+        let listed = format!(" {} ", child.id());
+        while !std::fs::read_to_string("/proc/locks").unwrap().contains(&listed) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        child
+    };
+    let before = decoy("decoy-before");
     let held = lock();
+    let after = decoy("decoy-after");
     let t = open_in_thread();
     std::thread::sleep(Duration::from_millis(1600));
     assert!(!t.is_finished(), "opened while the lock was held");
     drop(held);
+    for mut child in [before, after] {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
     let (r, said) = t.join().unwrap();
     r.unwrap();
     let comm = std::fs::read_to_string("/proc/self/comm").unwrap();
@@ -964,16 +988,15 @@ fn dir_of(p: &std::path::Path) -> &std::path::Path {
 /// out 110.. against the older writer's 100..150 and (b) 100..110.
 #[test]
 fn an_older_writer_racing_the_migration_never_shares_a_nonce() {
-    use wegman_store::nonce::v2_state_bytes;
     let old_writer = |state: &std::path::Path, safe: u128| {
         let tmp = state.with_extension("nonce.old-writer");
-        std::fs::write(&tmp, v2_state_bytes(&key(), safe)).unwrap();
+        std::fs::write(&tmp, v2_state_bytes(safe)).unwrap();
         std::fs::rename(&tmp, state).unwrap();
     };
     for case in ["between the newer writer's read and its link", "over the newer writer's seal"] {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("k.nonce");
-        std::fs::write(&state, v2_state_bytes(&key(), 100)).unwrap();
+        std::fs::write(&state, v2_state_bytes(100)).unwrap();
         // The older writer read safe nonce 100 and reserves 50: 100..150.
         let theirs = 100u128..150;
         let fs = TestFs::new();

@@ -393,12 +393,20 @@ pub fn nonce_bytes(counter: u128) -> [u8; 16] {
 }
 
 /// What [`NonceStore::open`] makes of a state file `KEY.nonce` holding
-/// `bytes` when no generation file is beside it: the safe nonce of a v2
-/// state, or why it is refused (a sealed v3 base with no generation is
-/// [`NonceError::Missing`]). The same checks on the same prefix (the first
-/// 4096 bytes), without the file or its lock, for the fuzz target
-/// `fuzz/fuzz_targets/nonce_state.rs`; `path` only names the file in errors.
-#[doc(hidden)]
+/// `bytes` when no generation file is beside it: the safe nonce of a
+/// version-2 state (as earlier versions wrote), or why it is refused (a
+/// sealed base with no generation is [`NonceError::Missing`]). The same
+/// checks on the same prefix (the first 4096 bytes) as `open`, without the
+/// file or its lock: for a tool that inspects a state it was handed, and for
+/// the fuzz target `fuzz/fuzz_targets/nonce_state.rs`, which checks the two
+/// agree. `path` only names the file in errors.
+///
+/// ```
+/// use wegman_store::nonce::{KeyBinding, NonceError, check_state_bytes};
+/// let key = KeyBinding::derive("poly1305aes", &[1u8; 32]);
+/// let refused = check_state_bytes("key.nonce".as_ref(), &key, b"wegman-nonce-state v9\n");
+/// assert!(matches!(refused, Err(NonceError::Corrupt { .. })));
+/// ```
 pub fn check_state_bytes(path: &Path, key: &KeyBinding, bytes: &[u8]) -> Result<u128, NonceError> {
     let prefix = &bytes[..bytes.len().min(format::MAX_STATE_BYTES)];
     let text =
@@ -407,12 +415,4 @@ pub fn check_state_bytes(path: &Path, key: &KeyBinding, bytes: &[u8]) -> Result<
         format::Base::V2(safe) => Ok(safe),
         format::Base::Sealed => Err(chain::missing_gens(path)),
     }
-}
-
-/// The bytes of a genuine version-2 state of `key` with safe nonce `safe`:
-/// what earlier versions wrote at `create` (0) and left after reserving up
-/// to `safe`. For the fuzz target's genuine states.
-#[doc(hidden)]
-pub fn v2_state_bytes(key: &KeyBinding, safe: u128) -> Vec<u8> {
-    format::encode_v2(key, safe).into_bytes()
 }
