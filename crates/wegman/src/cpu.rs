@@ -58,6 +58,10 @@ pub struct Avx2(());
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Avx512Ifma(());
 
+/// What [`Features::detect`] found, once known: its bits and [`KNOWN`].
+static DETECTED: AtomicU8 = AtomicU8::new(0);
+const KNOWN: u8 = 1 << 7;
+
 /// Each proof prints as its name (`AesNi`, not `AesNi(())`).
 macro_rules! debug_as_name {
     ($($token:ident),*) => {$(
@@ -113,14 +117,24 @@ impl Features {
         if cfg!(wegman_backend = "portable") {
             return Self::portable();
         }
-        static CACHE: AtomicU8 = AtomicU8::new(0);
-        const KNOWN: u8 = 1 << 7;
-        let bits = CACHE.load(Ordering::Relaxed);
+        let bits = DETECTED.load(Ordering::Relaxed);
         if bits & KNOWN != 0 {
             return Self::from_bits(bits);
         }
+        Self::detect_first()
+    }
+
+    /// The first call's detection, cold and out of line: every later
+    /// [`Features::detect`] is then a load, a test and the bits' unpacking,
+    /// with no registers to save (it used to push six, most of its 45
+    /// instructions, on every one-shot tag). Not forced inline either: that
+    /// moved the compiler's inlining elsewhere and slowed `ExpandedKey`'s
+    /// short tags by 15 ticks.
+    #[cold]
+    #[inline(never)]
+    fn detect_first() -> Self {
         let found = Self::detect_x86();
-        CACHE.store(found.bits() | KNOWN, Ordering::Relaxed);
+        DETECTED.store(found.bits() | KNOWN, Ordering::Relaxed);
         found
     }
 

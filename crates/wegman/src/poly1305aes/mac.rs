@@ -55,7 +55,7 @@ impl ExpandedKey {
     pub fn start(&self, nonce: &[u8; NONCE_BYTES]) -> Poly1305Aes {
         let mut s = aes_pad(&self.cipher, nonce);
         let inner = Poly1305::from_state(self.poly.clone(), &s);
-        s.zeroize();
+        s[..].zeroize();
         Poly1305Aes { inner }
     }
 
@@ -64,7 +64,7 @@ impl ExpandedKey {
         self.pre.prefetch_for(message.len());
         let mut s = aes_pad(&self.cipher, nonce);
         let tag = whole_message(self.poly.clone(), &s, message, &self.pre);
-        s.zeroize();
+        s[..].zeroize(); // the bulk wipe (see Key's Zeroize), not 16 byte stores
         tag
     }
 
@@ -233,7 +233,7 @@ pub fn authenticate(key: &Key, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> [u8
     } else {
         whole_message(State::select(key.r(), features), &s, message, &Precomputed::None)
     };
-    s.zeroize();
+    s[..].zeroize();
     tag
 }
 

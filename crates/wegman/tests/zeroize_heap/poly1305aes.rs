@@ -38,6 +38,8 @@ fn poly1305aes_keys_and_states_free_no_key_material() {
         let clamped = Key::from_bytes_clamped(&KR);
         assert_eq!(key.to_bytes(), clamped.to_bytes());
         drop(clamped.clone());
+        // A key on the heap: its Drop must wipe both halves before the block is freed.
+        drop(Box::new(Key::from_bytes(&KR).unwrap()));
         let expanded = ExpandedKey::new(&key);
         drop(expanded.clone());
         assert_eq!(expanded.authenticate(&NONCE, &msg), want);
