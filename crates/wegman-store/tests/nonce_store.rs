@@ -1076,3 +1076,41 @@ fn the_real_lock_prints_its_type_only() {
     let lock = RealFs.lock(&dir.path().join("key.nonce"), &mut |_| {}).unwrap();
     assert_eq!(format!("{lock:?}"), "FileLock { .. }");
 }
+
+#[test]
+fn a_base_put_back_between_the_seal_and_the_cleaning_is_sealed_again() {
+    // A reservation seals the base, then cleans. An older writer (of a
+    // version that wrote version-2 bases) may put its unsealed base back in
+    // between; the cleaner must seal it again before it removes generation
+    // 1, or a writer that read that base could link generation 1 again and
+    // hand out nonces from 0. The put-back is made where the cleaner reads
+    // the base: its first opening after a directory listing (the cleaner
+    // lists the generations, then seals).
+    use wegman_store::nonce::check_state_bytes;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("k.nonce");
+    std::fs::write(&state, v2_state_bytes(0)).unwrap();
+    let fs = TestFs::new();
+    let mut s = NonceStore::open_with(fs.clone(), &state, &key()).unwrap().with_reserve(1);
+    s.next_nonce().unwrap();
+    s.next_nonce().unwrap();
+    assert_eq!(generations(dir.path()), [1, 2]);
+    let (log, base, put_back) = (fs.clone(), state.clone(), std::rc::Rc::new(std::cell::Cell::new(false)));
+    let done = put_back.clone();
+    fs.before_open(Some(Box::new(move |path: &std::path::Path| {
+        let ops = log.ops();
+        let since_listing = ops.iter().rev().take_while(|(op, _)| *op != Op::ReadDir).collect::<Vec<_>>();
+        let listed = since_listing.len() < ops.len();
+        if path == base && listed && !since_listing.iter().any(|(op, _)| *op == Op::OpenRead) && !done.get() {
+            std::fs::write(&base, v2_state_bytes(0)).unwrap();
+            done.set(true);
+        }
+    })));
+    fs.clear_ops(); // only this reservation's listings count
+    s.next_nonce().unwrap(); // generation 3, which cleans generation 1
+    fs.before_open(None);
+    assert!(put_back.get(), "the cleaner never read the base");
+    assert_eq!(generations(dir.path()), [2, 3]);
+    let base = std::fs::read(&state).unwrap();
+    assert!(matches!(check_state_bytes(&state, &key(), &base), Err(NonceError::Missing(_))), "the base was not sealed");
+}
