@@ -24,6 +24,85 @@ use core::arch::x86_64::*;
 
 use crate::cpu::AesNi;
 
+/// The eight-key pad leaf of one wide register (`x86_fused256.rs`: two keys
+/// a register, `x86_fused512.rs`: four): [`pads8`]'s steps, with every
+/// register holding `keys` schedules side by side. Defines `pads8` (the
+/// leaf's entry), `next` (the round-key step of all of a register's keys)
+/// and `encrypt8`. The leaf supplies `load(&[&[u8; 16]]) -> V`, its first
+/// `keys` blocks one per 128-bit lane.
+macro_rules! pads8_leaf {
+    (
+        token: $Token:ty,
+        features: $features:literal,
+        vector: $V:ty,
+        keys: $keys:literal,
+        set1: $set1:path,
+        xor: $xor:path,
+        shuffle: $shuffle:path,
+        bslli4: $bslli4:expr,
+        bslli8: $bslli8:expr,
+        aesenclast: $last:path,
+        aesenc: $enc:path,
+        store: $store:path $(,)?
+    ) => {
+        /// AES-128_{k[i]}(n[i]) for i in 0..8 into `out`, `between(i)` after
+        /// the (i+1)-th of the nine middle rounds, as `x86_fused::pads8` does.
+        pub(crate) fn pads8<B: super::Between>(
+            token: $Token,
+            k: [&[u8; 16]; 8],
+            n: [&[u8; 16]; 8],
+            out: &mut super::Blocks8,
+            between: B,
+        ) {
+            // SAFETY: `token` is the leaf's CPU-feature token, which
+            // `crate::cpu` hands out only after detecting every feature
+            // `encrypt8` enables on this CPU.
+            unsafe { encrypt8(token, k, n, out, between) }
+        }
+
+        /// The next round key of a register's keys, with round constant
+        /// `rcon` in every column.
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn next(k: $V, rcon: $V) -> $V {
+            let rot = $shuffle(k, $set1(0x0c0f_0e0d));
+            let t = $last(rot, rcon);
+            let k = $xor(k, $bslli4(k));
+            let k = $xor(k, $bslli8(k));
+            $xor(k, t)
+        }
+
+        #[target_feature(enable = $features)]
+        fn encrypt8<B: super::Between>(
+            _proof: $Token,
+            k: [&[u8; 16]; 8],
+            n: [&[u8; 16]; 8],
+            out: &mut super::Blocks8,
+            mut between: B,
+        ) {
+            // Spill slots on their alignment wherever the stack lands (crate::frame).
+            let _frame = crate::frame::Align64::pin();
+            let mut key: [$V; 8 / $keys] = core::array::from_fn(|i| load(&k[$keys * i..]));
+            let mut state: [$V; 8 / $keys] = core::array::from_fn(|i| $xor(load(&n[$keys * i..]), key[i]));
+            for (round, rcon) in [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b].into_iter().enumerate() {
+                let rc = $set1(rcon);
+                for (s, k) in state.iter_mut().zip(key.iter_mut()) {
+                    *k = next(*k, rc);
+                    *s = $enc(*s, *k);
+                }
+                between.round(round);
+            }
+            let rc = $set1(0x36);
+            let op = out.0.as_mut_ptr().cast::<$V>();
+            for (i, (s, k)) in state.into_iter().zip(key).enumerate() {
+                // SAFETY: `out` is 128 contiguous writable bytes, 64-byte
+                // aligned: 8 / keys aligned stores of one register each.
+                unsafe { $store(op.add(i).cast(), $last(s, next(k, rc))) };
+            }
+        }
+    };
+}
+
 /// AES-128_k(n), with `k` and `n` as the 16 bytes of the paper's layout.
 pub(crate) fn pad(token: AesNi, k: &[u8; 16], n: &[u8; 16]) -> [u8; 16] {
     // SAFETY: `token` is an `AesNi`, which `crate::cpu` hands out only after
