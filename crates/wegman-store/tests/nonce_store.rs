@@ -7,14 +7,17 @@ use wegman_store::nonce::{KeyBinding, NonceError, NonceStore, state_path_for_key
 mod common;
 use common::{Op, TestFs};
 
+/// The key material of [`key`] and of [`v2_state_bytes`]'s states.
+const MATERIAL: [u8; 32] = [0x5a; 32];
+
 fn key() -> KeyBinding {
-    KeyBinding::derive("poly1305aes", &[0x5a; 32])
+    KeyBinding::derive("poly1305aes", &MATERIAL)
 }
 
 /// A version-2 state of [`key`] (what earlier versions wrote), made from
 /// the format's description by the test kit, not by the store.
 fn v2_state_bytes(safe: u128) -> Vec<u8> {
-    wegman_testkit::nonce_v2::state_bytes("poly1305aes", &[0x5a; 32], safe)
+    wegman_testkit::nonce_v2::state_bytes("poly1305aes", &MATERIAL, safe)
 }
 
 #[test]
@@ -498,7 +501,7 @@ fn a_lease_reports_its_key_first_nonce_and_count() {
 fn a_key_binding_shows_its_id_and_ids_differ_by_key_and_algorithm() {
     let a = key();
     assert_eq!(a.id(), key().id());
-    let others = [KeyBinding::derive("poly1305aes", &[0x5b; 32]), KeyBinding::derive("mmh32", &[0x5a; 32])];
+    let others = [KeyBinding::derive("poly1305aes", &[0x5b; 32]), KeyBinding::derive("mmh32", &MATERIAL)];
     for b in &others {
         assert_ne!(a.id(), b.id());
     }
