@@ -150,20 +150,24 @@ fn expand192(key: &[u8], rk: &mut [[u8; 16]; 15]) {
 
 impl RoundKeys {
     /// FIPS-197 §5.2 for a 16-, 24- or 32-byte key.
+    // Built where it is returned (and inlined into the key's constructor),
+    // so the round keys are not copied out of a local: a copy of freshly
+    // stored round keys stalls on store forwarding.
+    #[inline(always)]
     pub(crate) fn new(token: AesNi, key: &[u8]) -> Self {
         let _ = token;
-        let mut rk = [[0u8; 16]; 15];
+        let mut out = RoundKeys { rk: [[0u8; 16]; 15], rounds: key.len() / 4 + 6 };
         // SAFETY: `token` is an `AesNi`, which `crate::cpu` hands out only
         // after detecting AES-NI on this CPU.
         unsafe {
             match key.len() {
-                16 => expand128(key, &mut rk),
-                24 => expand192(key, &mut rk),
-                32 => expand256(key, &mut rk),
+                16 => expand128(key, &mut out.rk),
+                24 => expand192(key, &mut out.rk),
+                32 => expand256(key, &mut out.rk),
                 n => panic!("an AES key is 16, 24 or 32 bytes, not {n}"),
             }
         }
-        RoundKeys { rk, rounds: key.len() / 4 + 6 }
+        out
     }
 }
 

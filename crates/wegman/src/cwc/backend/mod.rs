@@ -77,8 +77,8 @@ impl Lanes for x86_avx512ifma::Powers {
     // lanes repay them from there.
     const BUILD_AFTER_BYTES: usize = x86_avx512ifma::MIN_BYTES;
     const GROUP_BYTES: usize = 96;
-    fn build(_: Self::Token, p: &soft::Powers) -> Box<Self> {
-        Box::new(x86_avx512ifma::Powers::new(p))
+    fn build(token: Self::Token, p: &soft::Powers) -> Box<Self> {
+        Box::new(x86_avx512ifma::Powers::new(token, p))
     }
     fn run(token: Self::Token, lanes: &Self, r: u128, data: &[u8]) -> u128 {
         x86_avx512ifma::absorb(token, lanes, r, data)

@@ -70,14 +70,16 @@ const M39: u64 = (1 << 39) - 1;
 /// 576 bytes cost 885 and 256 bytes 653 (718 with the portable hash).
 pub(crate) const MIN_BYTES: usize = 2 * 96;
 
-/// Kh^1 … Kh^16 in radix-2^44 limbs.
+/// Kh^1 … Kh^16 in radix-2^44 limbs, limb-major and descending: `.0[i][m]`
+/// is limb i of Kh^(16 − m), so each limb of the final combination's
+/// per-lane powers (Kh^16 … Kh^9, Kh^8 … Kh^1) is one load.
 #[derive(Clone)]
-pub(crate) struct Powers([[u64; 3]; 16]);
+pub(crate) struct Powers([[u64; 16]; 3]);
 
 impl Drop for Powers {
     fn drop(&mut self) {
         use zeroize::Zeroize;
-        self.0.iter_mut().for_each(|l| l.zeroize());
+        self.0.as_flattened_mut().zeroize();
     }
 }
 
@@ -87,25 +89,46 @@ fn limbs(x: u128) -> [u64; 3] {
 }
 
 impl Powers {
-    /// From Kh^1 … Kh^4 (canonical) of the portable backend.
-    pub(crate) fn new(p: &soft::Powers) -> Self {
-        let k4 = p.all();
-        let mut k = [0u128; 16];
-        k[..4].copy_from_slice(&k4);
-        for e in 5..=16 {
-            // Kh^e = Kh^4 · Kh^(e−4) up to 8, then Kh^8 · Kh^(e−8).
-            let top = if e > 8 { 8 } else { 4 };
-            k[e - 1] = soft::canonical(soft::mul(k[top - 1], k[e - top - 1]));
-        }
-        let out = Powers(k.map(limbs));
-        use zeroize::Zeroize;
-        k.zeroize();
+    /// From Kh^1 … Kh^4 (canonical) of the portable backend, in the lanes
+    /// (two vector products, where the portable code took twelve; a one-shot
+    /// key builds this table on its first long message).
+    pub(crate) fn new(token: Avx512Ifma, p: &soft::Powers) -> Self {
+        let mut out = Powers([[0; 16]; 3]);
+        // SAFETY: `token` is an `Avx512Ifma`, which `crate::cpu` hands out
+        // only after detecting AVX-512 F, VL and IFMA on this CPU.
+        unsafe { build(token, &p.all(), &mut out) };
         out
     }
 
     /// Kh^e, e counted from 1.
-    fn get(&self, e: usize) -> &[u64; 3] {
-        &self.0[e - 1]
+    fn get(&self, e: usize) -> [u64; 3] {
+        core::array::from_fn(|i| self.0[i][16 - e])
+    }
+}
+
+/// Kh^5 … Kh^8 = Kh^4 · (Kh^1 … Kh^4) in four lanes, then Kh^9 … Kh^16 =
+/// Kh^8 · (Kh^1 … Kh^8) in eight: the hot loop's lane product and carry
+/// (powers are operands like any accumulator, within its bounds), then the
+/// canonical form; all in registers until the table is stored.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn build(_: Avx512Ifma, k: &[u128; 4], out: &mut Powers) {
+    let l = k.map(limbs);
+    let lane = |i: usize| _mm512_set_epi64(0, 0, 0, 0, l[3][i] as i64, l[2][i] as i64, l[1][i] as i64, l[0][i] as i64);
+    let low = [lane(0), lane(1), lane(2)];
+    let (k4, s4) = broadcast(&l[3]);
+    let next = canonical(carry(mul(&low, &k4, &s4)));
+    // Lanes 0–3 of `low`, then lanes 0–3 of `next`: Kh^1 … Kh^8.
+    let low: Limbs = core::array::from_fn(|i| _mm512_shuffle_i64x2::<0b01_00_01_00>(low[i], next[i]));
+    let k8: Limbs = core::array::from_fn(|i| _mm512_permutexvar_epi64(splat(3), next[i]));
+    let s8 = [_mm512_slli_epi64::<5>(k8[1]), _mm512_slli_epi64::<5>(k8[2])];
+    let high = canonical(carry(mul(&low, &k8, &s8)));
+    // Lane j takes lane 7 − j: descending powers.
+    let reverse = _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    for (i, row) in out.0.iter_mut().enumerate() {
+        for (half, v) in row.chunks_exact_mut(8).zip([high[i], low[i]]) {
+            // SAFETY: `half` is eight writable u64s; an unaligned store.
+            unsafe { _mm512_storeu_si512(half.as_mut_ptr().cast(), _mm512_permutexvar_epi64(reverse, v)) };
+        }
     }
 }
 
@@ -173,18 +196,43 @@ fn carry(t: Limbs) -> Limbs {
     crate::ifma44::carry::<39, false>(t)
 }
 
+/// The canonical limbs (value < p, limbs < 2^44, 2^44, 2^39) of lanes
+/// fresh from [`carry`] (limbs < 2^44, 2^44 + 2^13, 2^39): carry limb 1
+/// into limb 2 (the value is now at most 2^127 + 2^88), then subtract p
+/// where the value plus one reaches 2^127, by a mask (no branch).
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+fn canonical(t: Limbs) -> Limbs {
+    let m44 = splat(M44);
+    let [t0, mut t1, mut t2] = t;
+    t2 = _mm512_add_epi64(t2, _mm512_srli_epi64::<44>(t1));
+    t1 = _mm512_and_si512(t1, m44);
+    // x + 1, carried: its bit 127 is set exactly when x >= p, and then
+    // x − p is x + 1 − 2^127.
+    let u0 = _mm512_add_epi64(t0, splat(1));
+    let u1 = _mm512_add_epi64(t1, _mm512_srli_epi64::<44>(u0));
+    let u2 = _mm512_add_epi64(t2, _mm512_srli_epi64::<44>(u1));
+    let ge = _mm512_test_epi64_mask(u2, splat(1 << 39));
+    let m39 = splat(M39);
+    [
+        _mm512_mask_blend_epi64(ge, t0, _mm512_and_si512(u0, m44)),
+        _mm512_mask_blend_epi64(ge, t1, _mm512_and_si512(u1, m44)),
+        _mm512_mask_blend_epi64(ge, t2, _mm512_and_si512(u2, m39)),
+    ]
+}
+
 /// `k` broadcast to every lane, with 32·k_1 and 32·k_2.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
 fn broadcast(k: &[u64; 3]) -> (Limbs, [__m512i; 2]) {
     ([splat(k[0]), splat(k[1]), splat(k[2])], [splat(k[1] << 5), splat(k[2] << 5)])
 }
 
-/// Lane j times Kh^(top − j), for the final combination.
+/// Lane j times Kh^(top − j) (`top` 16 or 8), for the final combination.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
 fn per_lane(p: &Powers, top: usize) -> (Limbs, [__m512i; 2]) {
     let limb = |i: usize| {
-        let v: [i64; 8] = core::array::from_fn(|j| p.get(top - j)[i] as i64);
-        _mm512_set_epi64(v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0])
+        let row: &[u64; 8] = p.0[i][16 - top..24 - top].try_into().expect("eight powers");
+        // SAFETY: `row` is 64 readable bytes; an unaligned load.
+        unsafe { _mm512_loadu_si512(row.as_ptr().cast()) }
     };
     let k = [limb(0), limb(1), limb(2)];
     let s = [_mm512_slli_epi64::<5>(k[1]), _mm512_slli_epi64::<5>(k[2])];
@@ -225,7 +273,7 @@ fn lane_sum(t: Limbs) -> u128 {
 /// Runs of 16 coefficients (a non-empty multiple of 192 bytes) in sets A and B.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
 fn two_sets(_proof: Avx512Ifma, p: &Powers, r: u128, data: &[u8]) -> u128 {
-    let (k16, s16) = broadcast(p.get(16));
+    let (k16, s16) = broadcast(&p.get(16));
     let mut steps = data.chunks_exact(192);
     let first = steps.next().expect("at least one step");
     let mut a = plus_r(load(&first[..96]), r);
@@ -242,7 +290,7 @@ fn two_sets(_proof: Avx512Ifma, p: &Powers, r: u128, data: &[u8]) -> u128 {
 /// A run of 8-coefficient groups (a non-empty multiple of 96 bytes) in one set.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
 fn one_set(_proof: Avx512Ifma, p: &Powers, r: u128, data: &[u8]) -> u128 {
-    let (k8, s8) = broadcast(p.get(8));
+    let (k8, s8) = broadcast(&p.get(8));
     let mut groups = data.chunks_exact(96);
     let mut a = plus_r(load(groups.next().expect("at least one group")), r);
     for g in groups {
@@ -255,6 +303,71 @@ fn one_set(_proof: Avx512Ifma, p: &Powers, r: u128, data: &[u8]) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table built in the lanes is the canonical Kh^1 … Kh^16 of the
+    /// portable arithmetic, limb for limb, for hash keys at the extremes
+    /// (0, 1, p − 1 whose powers are ±1, p itself) and random ones.
+    #[test]
+    fn the_lane_built_powers_are_the_canonical_powers() {
+        let Some(token) = crate::cpu::token_for_test("Avx512Ifma", crate::cpu::Features::avx512ifma) else { return };
+        let p127 = (1u128 << 127) - 1;
+        let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut khs = vec![0u128, 1, 2, p127 - 1, p127, (1 << 126) + 1, (1 << 88) - 1, 1 << 44];
+        khs.extend((0..200).map(|_| ((u128::from(next()) << 64) | u128::from(next())) & p127));
+        for kh in khs {
+            let soft = soft::Powers::new(kh);
+            let got = Powers::new(token, &soft);
+            let mut want = soft::canonical(kh);
+            for e in 1..=16 {
+                assert_eq!(got.get(e), limbs(want), "kh {kh:x}, power {e}");
+                want = soft::canonical(soft::mul(want, soft::canonical(kh)));
+            }
+        }
+    }
+
+    /// The lane `canonical` against the portable one on every kind of value
+    /// a carried product can be: below p, p itself, just above, and the
+    /// largest (2^127 + 2^88 − 1, limb 1 carrying into limb 2), written
+    /// with limb 1 both carried and not (up to 2^44 + 2^13).
+    #[test]
+    fn the_lane_canonical_form_equals_the_portable_one() {
+        let Some(token) = crate::cpu::token_for_test("Avx512Ifma", crate::cpu::Features::avx512ifma) else { return };
+        let _ = token;
+        let p127 = (1u128 << 127) - 1;
+        let mut next = crate::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut values = vec![0u128, 1, p127 - 1, p127, p127 + 1, p127 + 2, (1 << 127) + (1 << 88) - 1, 1 << 88];
+        values.extend((0..64).map(|i| p127 - 40 + i));
+        values.extend((0..200).map(|_| ((u128::from(next()) << 64) | u128::from(next())) % ((1 << 127) + (1 << 88))));
+        for group in values.chunks(8) {
+            // Each value's limbs; in odd lanes, and for every value from
+            // 2^127 up (`carry` leaves limb 2 below 2^39), one unit of limb 2
+            // moved into limb 1 as 2^44: the form `carry` may hand over.
+            let mut l = [[0i64; 8]; 3];
+            for (j, &v) in group.iter().enumerate() {
+                let mut x = limbs(v);
+                if x[2] >= 1 << 39 || (j % 2 == 1 && x[2] > 0) {
+                    x[2] -= 1;
+                    x[1] += 1 << 44;
+                }
+                for i in 0..3 {
+                    l[i][j] = x[i] as i64;
+                }
+            }
+            // SAFETY: the token above proves AVX-512 F, VL and IFMA.
+            let got = unsafe {
+                let v = |i: usize| _mm512_loadu_si512(l[i].as_ptr().cast());
+                let c = canonical([v(0), v(1), v(2)]);
+                let mut out = [[0u64; 8]; 3];
+                for i in 0..3 {
+                    _mm512_storeu_si512(out[i].as_mut_ptr().cast(), c[i]);
+                }
+                out
+            };
+            for (j, &v) in group.iter().enumerate() {
+                assert_eq!([got[0][j], got[1][j], got[2][j]], limbs(soft::canonical(v)), "value {v:x}");
+            }
+        }
+    }
 
     /// Both sets and the odd last group against the portable hash, for hash
     /// keys and running values at their extremes and all-0xff or random
@@ -272,7 +385,7 @@ mod tests {
         khs.extend((0..6).map(|_| rand() & p127));
         for kh in khs {
             let soft = soft::Powers::new(kh);
-            let lanes = Powers::new(&soft);
+            let lanes = Powers::new(token, &soft);
             for (i, r) in [0u128, 1, p127, 1 << 127, rand() & p127].into_iter().enumerate() {
                 for groups in 2..=41 {
                     let data: Vec<u8> =
