@@ -100,6 +100,10 @@ enum Attack {
     Blip,
     /// Flip several bytes, one after another.
     Burst,
+    /// Flip one byte back within two microseconds: about the time one
+    /// chunk of one-pass decryption takes, so that a chunk read twice (once
+    /// to decrypt, once to hash) sees the byte once each way.
+    Flicker,
 }
 
 /// Spin until `until` or until `stop` is set; returns whether `stop` was.
@@ -153,7 +157,7 @@ pub fn run(tries: usize, max_len: usize, seed: u64, size: impl Fn(&mut Rng) -> u
         }
         out[..len].fill(SENTINEL);
 
-        let attack = [Attack::Flip, Attack::Blip, Attack::Burst][rng.below(3)];
+        let attack = [Attack::Flip, Attack::Blip, Attack::Burst, Attack::Flicker][rng.below(4)];
         // Up to 1.3 times the decryption's expected length, so that some
         // flips land before it starts reading, most while it runs, some
         // after it is done.
@@ -176,9 +180,10 @@ pub fn run(tries: usize, max_len: usize, seed: u64, size: impl Fn(&mut Rng) -> u
                     return;
                 }
                 let flips = match attack {
-                    Attack::Flip | Attack::Blip => 1,
+                    Attack::Flip | Attack::Blip | Attack::Flicker => 1,
                     Attack::Burst => 2 + rng.below(6),
                 };
+                let longest_pause = if let Attack::Flicker = attack { 2_000 } else { 50_000 };
                 for _ in 0..flips {
                     let at = rng.below(shared.len());
                     let mask = 1u8 << rng.below(8);
@@ -186,9 +191,9 @@ pub fn run(tries: usize, max_len: usize, seed: u64, size: impl Fn(&mut Rng) -> u
                     if !done.load(Ordering::Relaxed) {
                         raced.store(true, Ordering::Relaxed);
                     }
-                    let pause = Instant::now() + Duration::from_nanos(rng.next_u64() % 50_000);
+                    let pause = Instant::now() + Duration::from_nanos(rng.next_u64() % longest_pause);
                     let stopped = spin(pause, &done);
-                    if let Attack::Blip = attack {
+                    if let Attack::Blip | Attack::Flicker = attack {
                         shared[at].fetch_xor(mask, Ordering::Relaxed);
                     }
                     if stopped {

@@ -148,6 +148,41 @@ impl Key {
         n
     }
 
+    /// [`ctr`](Self::ctr) from `src` to `dst` (`keep.len()` bytes, a
+    /// multiple of 16), also storing each input block, as the leaf loaded
+    /// it, at the same offset of `keep`: the input is read once, by the
+    /// leaf. Returns whether it ran: `false` (nothing read or written) for a
+    /// run shorter than the leaf takes or a portable key.
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `keep.len()` bytes, the same or
+    /// disjoint (another thread may write either meanwhile);
+    /// `first + keep.len() / 16` at most 2^32.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    pub(crate) unsafe fn ctr_keeping(
+        &self,
+        prefix: &[u8; 12],
+        first: u32,
+        src: *const u8,
+        dst: *mut u8,
+        keep: &mut [core::mem::MaybeUninit<u8>],
+    ) -> bool {
+        let Key::Native { keys, aesni, wide } = self else { return false };
+        if keep.len() < self.ctr_min_bytes() {
+            return false;
+        }
+        // SAFETY: the caller's contract, which is each leaf's.
+        unsafe {
+            match *wide {
+                AesWide::Vaes512(t) => x86_vaes512::apply_keeping(t, keys, prefix, first, src, dst, keep),
+                AesWide::Vaes256(t) => x86_vaes256::apply_keeping(t, keys, prefix, first, src, dst, keep),
+                AesWide::None => x86_aesni::apply_keeping(*aesni, keys, prefix, first, src, dst, keep),
+            }
+        }
+        true
+    }
+
     /// The shortest run [`ctr`](Self::ctr) takes (shorter ones are not worth
     /// the leaf's set-up): the leaf's threshold, or `usize::MAX` for a
     /// portable key.

@@ -311,13 +311,19 @@ pub(crate) mod tests {
 
     #[cfg(target_arch = "x86_64")]
     type Leaf<'a> = &'a dyn Fn(&RoundKeys, &[u8; 12], u32, aead::inout::InOutBuf<'_, '_, u8>);
+    /// A leaf's `apply_keeping` (raw input and output, the copy of the input).
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) type KeepLeaf<'a> =
+        &'a dyn Fn(&RoundKeys, &[u8; 12], u32, *const u8, *mut u8, &mut [core::mem::MaybeUninit<u8>]);
 
     /// A counter-mode leaf against the `aes` crate: random keys of all three
     /// sizes, every block count around its steps (1, 2, 8 and 16 blocks per
     /// step in the three leaves), counters up to the top of the 32-bit range,
-    /// in place and into a separate output.
+    /// in place and into a separate output; and its `apply_keeping`, which
+    /// must write the same output and keep the input exactly, in place and
+    /// out of place.
     #[cfg(target_arch = "x86_64")]
-    pub(crate) fn check_ctr_leaf(leaf: Leaf<'_>) {
+    pub(crate) fn check_ctr_leaf(leaf: Leaf<'_>, keeping: KeepLeaf<'_>) {
         let aesni = crate::cpu::Features::detect().aesni().expect("every wide AES token comes with AES-NI");
         let mut next = crate::xorshift(0x0123_4567_89ab_cdefu64);
         let counts = [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 35, 36, 48, 64, 67, 100];
@@ -338,6 +344,19 @@ pub(crate) mod tests {
                 leaf(&keys, &prefix, first, aead::inout::InOutBuf::new(&input, &mut out).expect("same length"));
                 assert_eq!(input, data, "the input of an out-of-place run is not written");
                 assert_eq!(out, got, "out of place equals in place: key {klen} B, {blocks} blocks from {first}");
+                for in_place in [false, true] {
+                    let mut keep = vec![core::mem::MaybeUninit::new(0x5au8); data.len()];
+                    let mut out = if in_place { data.clone() } else { vec![0xa5; data.len()] };
+                    let src = if in_place { out.as_ptr() } else { input.as_ptr() };
+                    keeping(&keys, &prefix, first, src, out.as_mut_ptr(), &mut keep);
+                    // SAFETY: `keep` was initialised when it was made.
+                    let kept: Vec<u8> = keep.iter().map(|b| unsafe { b.assume_init() }).collect();
+                    assert_eq!(
+                        (&out, &kept),
+                        (&got, &data),
+                        "keeping, in place {in_place}: key {klen} B, {blocks} blocks"
+                    );
+                }
                 for (i, (g, d)) in got.chunks_exact(16).zip(data.chunks_exact(16)).enumerate() {
                     let mut b = [0u8; 16];
                     b[..12].copy_from_slice(&prefix);

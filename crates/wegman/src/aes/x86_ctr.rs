@@ -20,8 +20,8 @@
 ///
 /// The leaf supplies `counters(template, first)` (the first register of
 /// counter blocks, i little-endian) and `step()` (the add that moves a
-/// register on), and `tail(src, dst, bytes, keystream)` when a register
-/// holds more than one block.
+/// register on), and `tail::<KEEP>(src, dst, keep, bytes, keystream)` when
+/// a register holds more than one block.
 macro_rules! ctr_leaf {
     (
         token: $Token:ty,
@@ -37,7 +37,7 @@ macro_rules! ctr_leaf {
         aesenclast: $last:path,
         loadu: $load:path,
         storeu: $store:path
-        $(, tail: $tail:path)? $(,)?
+        $(, tail: $tail:ident)? $(,)?
     ) => {
         /// The input XOR the keystream blocks `first`, `first + 1`, … of
         /// `prefix`, written to the output (`buf`: in place, or two slices;
@@ -53,7 +53,34 @@ macro_rules! ctr_leaf {
             // SAFETY: `token` is the leaf's CPU-feature token, which
             // `crate::cpu` hands out only after detecting every feature `ctr`
             // enables; the pointers are `buffer`'s (its contract).
-            unsafe { ctr(token, keys, prefix, first, src, dst, len) }
+            unsafe { ctr::<false>(token, keys, prefix, first, src, dst, core::ptr::null_mut(), len) }
+        }
+
+        /// As [`apply`] from `src` to `dst` (`keep.len()` bytes, a multiple
+        /// of 16), also storing each input register, as it was loaded, at
+        /// the same offset of `keep`: the input is read once, and `keep`
+        /// holds what was decrypted (one-pass decryption hashes it).
+        ///
+        /// # Safety
+        /// `src` readable and `dst` writable for `keep.len()` bytes, the
+        /// same or disjoint (another thread may write either meanwhile);
+        /// `first + keep.len() / 16` at most 2^32.
+        pub(crate) unsafe fn apply_keeping(
+            token: $Token,
+            keys: &RoundKeys,
+            prefix: &[u8; 12],
+            first: u32,
+            src: *const u8,
+            dst: *mut u8,
+            keep: &mut [core::mem::MaybeUninit<u8>],
+        ) {
+            let len = keep.len();
+            assert!(len.is_multiple_of(16) && u64::from(first) + (len / 16) as u64 <= 1 << 32);
+            // SAFETY: `token` is the leaf's CPU-feature token (as in
+            // `apply`); the buffers are the caller's contract, and `keep` is
+            // `len` writable bytes of its own (a `&mut` borrow: apart from
+            // both).
+            unsafe { ctr::<true>(token, keys, prefix, first, src, dst, keep.as_mut_ptr().cast(), len) }
         }
 
         /// AES of `N` registers of blocks under the round keys `rk[..=rounds]`.
@@ -75,31 +102,44 @@ macro_rules! ctr_leaf {
         }
 
         /// Load one register's bytes at `src`, XOR them with `ks`, store them
-        /// at `dst`.
+        /// at `dst`; with `KEEP`, store them as loaded at `keep` too.
         ///
         /// # Safety
         /// `src` readable and `dst` writable for one register's bytes, the
-        /// same or disjoint.
+        /// same or disjoint; with `KEEP`, `keep` writable for as many, apart
+        /// from both.
         #[target_feature(enable = $features)]
         #[inline]
-        unsafe fn xor_at(src: *const u8, dst: *mut u8, ks: $V) {
-            // SAFETY: the caller's contract: one unaligned load and store.
-            unsafe { $store(dst.cast(), $xor($load(src.cast()), ks)) }
+        unsafe fn xor_at<const KEEP: bool>(src: *const u8, dst: *mut u8, keep: *mut u8, ks: $V) {
+            // SAFETY: the caller's contract: one unaligned load, one or two
+            // unaligned stores.
+            unsafe {
+                let x = $load(src.cast());
+                if KEEP {
+                    $store(keep.cast(), x);
+                }
+                $store(dst.cast(), $xor(x, ks))
+            }
         }
 
         /// # Safety
         /// As [`apply`]'s buffer: `src` readable and `dst` writable for `len`
-        /// bytes (a multiple of 16), the same or disjoint.
+        /// bytes (a multiple of 16), the same or disjoint; with `KEEP`,
+        /// `keep` writable for `len` bytes apart from both.
         #[target_feature(enable = $features)]
-        unsafe fn ctr(
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn ctr<const KEEP: bool>(
             _proof: $Token,
             keys: &RoundKeys,
             prefix: &[u8; 12],
             first: u32,
             src: *const u8,
             dst: *mut u8,
+            keep: *mut u8,
             len: usize,
         ) {
+            // The copy's address at offset `o` (never used without `KEEP`).
+            let keep_at = |o: usize| if KEEP { keep.wrapping_add(o) } else { keep };
             const WIDTH: usize = 16 * $blocks;
             let mut rk = [$zero(); 15];
             for (v, k) in rk.iter_mut().zip(&keys.rk[..=keys.rounds]) {
@@ -126,21 +166,21 @@ macro_rules! ctr_leaf {
                 let ks = encrypt::<8>(core::array::from_fn(|_| next()), &rk, keys.rounds);
                 for (j, k) in ks.into_iter().enumerate() {
                     // SAFETY: bytes o + WIDTH·j .. o + WIDTH·(j + 1) <= steps <= len.
-                    unsafe { xor_at(src.add(o + WIDTH * j), dst.add(o + WIDTH * j), k) };
+                    unsafe { xor_at::<KEEP>(src.add(o + WIDTH * j), dst.add(o + WIDTH * j), keep_at(o + WIDTH * j), k) };
                 }
             }
             let whole = steps + (len - steps) / WIDTH * WIDTH;
             for o in (steps..whole).step_by(WIDTH) {
                 let [k] = encrypt::<1>([next()], &rk, keys.rounds);
                 // SAFETY: bytes o .. o + WIDTH <= whole <= len.
-                unsafe { xor_at(src.add(o), dst.add(o), k) };
+                unsafe { xor_at::<KEEP>(src.add(o), dst.add(o), keep_at(o), k) };
             }
             $(
                 if whole < len {
                     let [k] = encrypt::<1>([next()], &rk, keys.rounds);
                     // SAFETY: bytes whole .. len of both buffers, the tail's
                     // contract.
-                    unsafe { $tail(src.add(whole), dst.add(whole), len - whole, k) };
+                    unsafe { $tail::<KEEP>(src.add(whole), dst.add(whole), keep_at(whole), len - whole, k) };
                 }
             )?
             debug_assert!(whole == len || WIDTH > 16);

@@ -47,17 +47,23 @@ fn step() -> __m256i {
     _mm256_set_epi32(2, 0, 0, 0, 2, 0, 0, 0)
 }
 
-/// One block (`bytes` is 16): the low lane of `ks`.
+/// One block (`bytes` is 16): the low lane of `ks` (with `KEEP`, the block
+/// as loaded stored at `keep` too).
 ///
 /// # Safety
-/// `src` readable and `dst` writable for `bytes` bytes, the same or disjoint.
+/// `src` readable and `dst` writable for `bytes` bytes, the same or
+/// disjoint; with `KEEP`, `keep` writable for as many, apart from both.
 #[target_feature(enable = "avx2,vaes,aes")]
 #[inline]
-unsafe fn tail(src: *const u8, dst: *mut u8, bytes: usize, ks: __m256i) {
+unsafe fn tail<const KEEP: bool>(src: *const u8, dst: *mut u8, keep: *mut u8, bytes: usize, ks: __m256i) {
     debug_assert_eq!(bytes, 16);
-    // SAFETY: the caller's contract: one unaligned 16-byte load and store.
+    // SAFETY: the caller's contract: one unaligned 16-byte load, one or two
+    // stores.
     unsafe {
         let x = _mm_loadu_si128(src.cast());
+        if KEEP {
+            _mm_storeu_si128(keep.cast(), x);
+        }
         _mm_storeu_si128(dst.cast(), _mm_xor_si128(x, _mm256_castsi256_si128(ks)));
     }
 }
@@ -67,8 +73,12 @@ mod tests {
     #[test]
     fn every_keystream_block_equals_the_aes_crate() {
         let Some(token) = crate::cpu::token_for_test("Vaes256", crate::cpu::Features::vaes256) else { return };
-        super::super::tests::check_ctr_leaf(&|keys, prefix, first, data| {
-            super::apply(token, keys, prefix, first, data)
-        });
+        super::super::tests::check_ctr_leaf(
+            &|keys, prefix, first, data| super::apply(token, keys, prefix, first, data),
+            // SAFETY: the check passes its own buffers, `keep.len()` bytes each.
+            &|keys, prefix, first, src, dst, keep| unsafe {
+                super::apply_keeping(token, keys, prefix, first, src, dst, keep)
+            },
+        );
     }
 }

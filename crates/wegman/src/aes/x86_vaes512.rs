@@ -47,20 +47,24 @@ fn step() -> __m512i {
     _mm512_maskz_set1_epi32(0x8888, 4)
 }
 
-/// One to three blocks: a masked load and store of just those bytes.
+/// One to three blocks: a masked load and store of just those bytes (with
+/// `KEEP`, a masked store of them as loaded at `keep` too).
 ///
 /// # Safety
 /// `src` readable and `dst` writable for `bytes` (16 to 48) bytes, the same
-/// or disjoint.
+/// or disjoint; with `KEEP`, `keep` writable for as many, apart from both.
 #[target_feature(enable = "avx512f,avx512bw,vaes,aes")]
 #[inline]
-unsafe fn tail(src: *const u8, dst: *mut u8, bytes: usize, ks: __m512i) {
+unsafe fn tail<const KEEP: bool>(src: *const u8, dst: *mut u8, keep: *mut u8, bytes: usize, ks: __m512i) {
     let mask: __mmask64 = (1u64 << bytes) - 1;
     // SAFETY: the mask covers exactly the `bytes` bytes the caller's
     // contract makes readable and writable; masked-off bytes are neither
     // read nor written.
     unsafe {
         let x = _mm512_maskz_loadu_epi8(mask, src.cast());
+        if KEEP {
+            _mm512_mask_storeu_epi8(keep.cast(), mask, x);
+        }
         _mm512_mask_storeu_epi8(dst.cast(), mask, _mm512_xor_si512(x, ks));
     }
 }
@@ -70,8 +74,12 @@ mod tests {
     #[test]
     fn every_keystream_block_equals_the_aes_crate() {
         let Some(token) = crate::cpu::token_for_test("Vaes512", crate::cpu::Features::vaes512) else { return };
-        super::super::tests::check_ctr_leaf(&|keys, prefix, first, data| {
-            super::apply(token, keys, prefix, first, data)
-        });
+        super::super::tests::check_ctr_leaf(
+            &|keys, prefix, first, data| super::apply(token, keys, prefix, first, data),
+            // SAFETY: the check passes its own buffers, `keep.len()` bytes each.
+            &|keys, prefix, first, src, dst, keep| unsafe {
+                super::apply_keeping(token, keys, prefix, first, src, dst, keep)
+            },
+        );
     }
 }

@@ -77,6 +77,29 @@ impl Ctr {
         self.run(cipher, buf, pad);
     }
 
+    /// Where the keystream stands, for a caller that runs the
+    /// counter-mode leaf itself (one-pass decryption's chunks): the counter
+    /// blocks' prefix and the next counter, at a block boundary; `None`
+    /// mid-block. [`advance`](Self::advance) once the blocks are used.
+    pub(crate) fn position(&self) -> Option<([u8; 12], u32)> {
+        (self.rest_len == 0)
+            .then(|| (self.prefix(), u32::try_from(self.next).expect("the mode's limit keeps counters below 2^32")))
+    }
+
+    /// Count `blocks` keystream blocks as used (from [`position`](Self::position)).
+    pub(crate) fn advance(&mut self, blocks: usize) {
+        debug_assert_eq!(self.rest_len, 0);
+        self.next += blocks as u64;
+    }
+
+    /// The counter blocks' first 12 bytes: `0x80 || N`.
+    fn prefix(&self) -> [u8; 12] {
+        let mut prefix = [0u8; 12];
+        prefix[0] = 0x80;
+        prefix[1..].copy_from_slice(&self.nonce);
+        prefix
+    }
+
     fn run(&mut self, cipher: &Key, mut buf: InOutBuf<'_, '_, u8>, mut pad: Option<&mut [u8; 16]>) {
         if self.rest_len > 0 {
             let n = self.rest_len.min(buf.len());
@@ -91,10 +114,7 @@ impl Ctr {
         #[cfg(target_arch = "x86_64")]
         if buf.len() >= cipher.ctr_min_bytes() {
             let first = u32::try_from(self.next).expect("the mode's limit keeps counters below 2^32");
-            let mut prefix = [0u8; 12];
-            prefix[0] = 0x80;
-            prefix[1..].copy_from_slice(&self.nonce);
-            let wide = cipher.ctr(&prefix, first, buf.reborrow());
+            let wide = cipher.ctr(&self.prefix(), first, buf.reborrow());
             self.next += (wide / 16) as u64;
             buf = buf.split_at(wide).1;
         }

@@ -2,10 +2,14 @@
 //! in place, RustCrypto, the C ABI, Python) ends here.
 //!
 //! **Each ciphertext byte is read once.** The ciphertext is taken in
-//! chunks of [`CHUNK`] bytes; each chunk is copied once into a private
-//! stack buffer, that copy is hashed (CWC-HASH), and the keystream XOR of
-//! that same copy is written to the output (CWC-CTR, `Ctr::apply_inout`). The tag is compared (constant time) at the
-//! end; on a mismatch the **whole output is zeroed**. So whatever another
+//! chunks of [`CHUNK`] bytes. A chunk before the last goes through the
+//! counter-mode leaf (`Key::ctr_keeping`), which loads each register of
+//! ciphertext once, writes its keystream XOR to the output and the register
+//! itself, as loaded, to a private stack buffer; that copy is then hashed
+//! (CWC-HASH). The last chunk (and every chunk of a portable key) is copied
+//! once into the private buffer, hashed there, and decrypted there
+//! (CWC-CTR). The tag is compared (constant time) at the end; on a mismatch
+//! the **whole output is zeroed**. So whatever another
 //! thread or process does to the ciphertext meanwhile (shared memory, a
 //! shared mmap of a file), a success has written the decryption of exactly
 //! the bytes whose tag verified, and a failure leaves zeros. Decrypting
@@ -106,12 +110,37 @@ impl RawDecryptor<'_> {
         key.prefetch_for(self.len_a as usize, len);
         let mut ctr = Ctr::new(&self.nonce);
         let mut pad = [0u8; 16];
-        let mut private = MaybeUninit::<[u8; CHUNK]>::uninit();
+        let mut private = [const { MaybeUninit::<u8>::uninit() }; CHUNK];
         let base = private.as_mut_ptr().cast::<u8>();
-        let used = len.min(CHUNK);
         let mut off = 0;
         let last = loop {
             let n = (len - off).min(CHUNK);
+            // A chunk before the last, through the counter-mode leaf, which
+            // keeps each ciphertext register it loads in the local buffer:
+            // the read of the chunk and its private copy in one.
+            #[cfg(target_arch = "x86_64")]
+            if off + n < len
+                && let Some((prefix, first)) = ctr.position()
+                // SAFETY: `off + n < len`: inside `c`'s and `m`'s `len` bytes
+                // (caller contract: the same or disjoint); the local buffer is
+                // apart from both; n is a multiple of 16 (CHUNK is) and the
+                // mode's limit keeps the counters below 2^32.
+                && unsafe {
+                    key.cipher.ctr_keeping(&prefix, first, c.wrapping_add(off), m.wrapping_add(off), &mut private[..n])
+                }
+            {
+                ctr.advance(n / 16);
+                if off == 0 {
+                    pad = super::ctr::counter_block(&self.nonce, 0);
+                    key.cipher.encrypt(&mut pad);
+                }
+                // SAFETY: the leaf stored all `n` bytes, and this is the only
+                // reference to the local buffer.
+                let chunk = core::hint::black_box(unsafe { core::slice::from_raw_parts_mut(base, n) });
+                self.r = hash::absorb_padded(&key.hash, self.r, chunk);
+                off += n;
+                continue;
+            }
             // SAFETY: `off + n <= len`, so the source is inside `c`'s `len`
             // readable bytes (caller contract); the destination is the first
             // `n <= CHUNK` bytes of the local buffer, which nothing else
@@ -155,9 +184,9 @@ impl RawDecryptor<'_> {
             // SAFETY: `m` is valid for `len` writable bytes (caller contract).
             unsafe { wipe_raw(m, len) };
         }
-        // SAFETY: the first `used` bytes of the local buffer were
-        // initialised (the first chunk is the longest).
-        wipe(unsafe { core::slice::from_raw_parts_mut(base, used) });
+        // The local buffer holds the last chunk's plaintext at its start and
+        // past it only ciphertext (public): that plaintext is what is wiped.
+        wipe(last);
         verdict
     }
 }
