@@ -78,7 +78,7 @@ impl Lanes for x86_avx512ifma::Powers {
     const BUILD_AFTER_BYTES: usize = x86_avx512ifma::MIN_BYTES;
     const GROUP_BYTES: usize = 96;
     fn build(token: Self::Token, p: &soft::Powers) -> Box<Self> {
-        Box::new(x86_avx512ifma::Powers::new(token, p))
+        x86_avx512ifma::Powers::new(token, p)
     }
     fn run(token: Self::Token, lanes: &Self, r: u128, data: &[u8]) -> u128 {
         x86_avx512ifma::absorb(token, lanes, r, data)

@@ -92,8 +92,10 @@ impl Powers {
     /// From Kh^1 … Kh^4 (canonical) of the portable backend, in the lanes
     /// (two vector products, where the portable code took twelve; a one-shot
     /// key builds this table on its first long message).
-    pub(crate) fn new(token: Avx512Ifma, p: &soft::Powers) -> Self {
-        let mut out = Powers([[0; 16]; 3]);
+    /// Built in its box (moving a table just stored stalls its loads on
+    /// store forwarding).
+    pub(crate) fn new(token: Avx512Ifma, p: &soft::Powers) -> Box<Self> {
+        let mut out = Box::new(Powers([[0; 16]; 3]));
         // SAFETY: `token` is an `Avx512Ifma`, which `crate::cpu` hands out
         // only after detecting AVX-512 F, VL and IFMA on this CPU.
         unsafe { build(token, &p.all(), &mut out) };
