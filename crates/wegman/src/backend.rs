@@ -77,6 +77,10 @@ pub(crate) enum MmhLeaf {
     /// 32-bit words, four 32×32-bit products per AVX2 instruction.
     #[cfg(target_arch = "x86_64")]
     Avx2Words32(Avx2),
+    /// 32-bit words, eight 32×32-bit products per AVX-512 instruction (on
+    /// the IFMA tier: its token proves AVX-512 F).
+    #[cfg(target_arch = "x86_64")]
+    Avx512Words32(Avx512Ifma),
     /// 64-bit words in AVX-512 IFMA lanes.
     #[cfg(target_arch = "x86_64")]
     Ifma64(Avx512Ifma),
@@ -93,7 +97,8 @@ pub(crate) enum MmhLeaf {
 pub(crate) fn mmh(word_bytes: usize, features: Features) -> MmhLeaf {
     #[cfg(target_arch = "x86_64")]
     match (word_bytes, features.avx2(), features.avx512ifma()) {
-        (4, Some(t), _) => return MmhLeaf::Avx2Words32(t),
+        (4, _, Some(t)) => return MmhLeaf::Avx512Words32(t),
+        (4, Some(t), None) => return MmhLeaf::Avx2Words32(t),
         (8, _, Some(t)) => return MmhLeaf::Ifma64(t),
         (8, Some(t), None) => return MmhLeaf::Avx2Words64(t),
         _ => {}
@@ -167,7 +172,8 @@ pub enum Platform {
     /// products per instruction (MMH32, its Toeplitz variants, NMH32).
     Avx2,
     /// AVX-512 IFMA: eight 64-bit lanes of 44-bit limbs, 52-bit multiply-adds
-    /// (Poly1305, CWC-HASH).
+    /// (Poly1305, CWC-HASH, MMH64); on the same tier, eight 32×32→64-bit
+    /// products per AVX-512 instruction (MMH32, its Toeplitz variants, NMH32).
     Avx512Ifma,
     /// The paper's §4 method in IEEE binary64: portable, no `unsafe`, only
     /// when asked for (Poly1305).

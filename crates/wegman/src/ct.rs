@@ -58,6 +58,24 @@ pub(crate) fn opaque<T>(x: T) -> T {
     core::hint::black_box(x)
 }
 
+/// Zero `buf` with one `memset` (the `zeroize` crate's volatile loop stores
+/// a byte a cycle), then pass it to `black_box`, which the optimizer must
+/// assume reads it, so the stores cannot be dropped as dead.
+#[inline]
+pub(crate) fn wipe(buf: &mut [u8]) {
+    buf.fill(0);
+    core::hint::black_box(buf);
+}
+
+/// A byte buffer that is [`wipe`]d when dropped (unwinding included).
+pub(crate) struct WipedVec(pub(crate) Vec<u8>);
+
+impl Drop for WipedVec {
+    fn drop(&mut self) {
+        wipe(&mut self.0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

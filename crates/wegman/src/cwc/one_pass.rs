@@ -38,6 +38,7 @@ use super::ctr::Ctr;
 use super::hash;
 use super::key::{CwcKey, check_len, check_tag_len, public_verdict, tag_eq};
 use super::{NONCE_BYTES, TAG_BYTES};
+use crate::ct::wipe;
 use crate::error::Error;
 
 /// Bytes per chunk: a multiple of 768 (the AVX2 hash's 16-group blocks, so
@@ -241,14 +242,6 @@ unsafe fn copy(src: *const u8, dst: *mut u8, n: usize) {
         // SAFETY: caller contract.
         unsafe { ptr::copy_nonoverlapping(src, dst, n) };
     }
-}
-
-/// Zero `buf` with one `memset` (the `zeroize` crate's volatile loop stores
-/// a byte a cycle), then pass it to `black_box`, which the optimizer must
-/// assume reads it, so the stores cannot be dropped as dead.
-pub(crate) fn wipe(buf: &mut [u8]) {
-    buf.fill(0);
-    core::hint::black_box(buf);
 }
 
 /// [`wipe`] for `len` bytes at a raw pointer.

@@ -72,6 +72,7 @@ fn expected(class: Class) -> Backends {
             poly1305: "ifma",
             batch_pads: "vaes512",
             batch_lanes: "ifma-lanes",
+            mmh32: "ifma",
             mmh64: "ifma",
             cwc_hash: "ifma",
             cwc_ctr: "vaes512",

@@ -210,69 +210,23 @@ unsafe fn nmh32_blocks(_proof: Avx2, x: &[u32], blocks: &[u8], out: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mmh::backend::soft;
+    use crate::mmh::backend::leaf32_checks;
 
-    fn words(b: &[u8]) -> [u32; K] {
-        core::array::from_fn(|i| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()))
-    }
-
-    /// Every 32-bit algorithm against the portable block functions, with
-    /// key and message words at their extremes (all ones: every product
-    /// (2^32 - 1)^2, the 64-bit lanes wrapping many times) and random.
     #[test]
     fn equals_the_portable_block_functions() {
         let Some(token) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
-        let mut next = crate::xorshift(0x2545_f491_4f6c_dd1du64);
-        for round in 0..300 {
-            let fill = |r: u64| match round % 4 {
-                0 => u32::MAX,
-                1 => 0,
-                2 if r.is_multiple_of(3) => u32::MAX,
-                _ => r as u32,
-            };
-            let key: Vec<u32> = (0..K + 3).map(|_| fill(next())).collect();
-            let nblocks = round % 10;
-            let msg: Vec<u8> = (0..4 * K * nblocks).map(|_| if round % 4 == 0 { 0xff } else { next() as u8 }).collect();
-            for alg in [Alg::Mmh32, Alg::Mmh32x2, Alg::Mmh32x3, Alg::Mmh32x4, Alg::Nmh32] {
-                let n = alg.toeplitz();
-                let mut got = vec![0u8; 4 * n * nblocks];
-                compress32(token, alg, &key[..alg.level_key_words()], &msg, &mut got);
-                for (b, o) in msg.chunks_exact(4 * K).zip(got.chunks_exact(4 * n)) {
-                    let m = words(b);
-                    let want: Vec<u32> = match alg {
-                        Alg::Nmh32 => vec![soft::nmh32(&key, &m)],
-                        _ => (0..n).map(|t| soft::mmh32(&key[t..], &m)).collect(),
-                    };
-                    let got: Vec<u32> = o.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-                    assert_eq!(got, want, "{alg} round {round}");
-                }
-            }
-        }
+        leaf32_checks::equals_the_portable_block_functions(&|alg, x, blocks, out| {
+            compress32(token, alg, x, blocks, out)
+        });
     }
 
-    /// The four-lane reduction equals the scalar one on every boundary:
-    /// around each multiple of p that fits 64 bits' extremes, 0 and 2^64 - 1.
     #[test]
     fn reduce4_equals_reduce64() {
         let Some(_) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
-        let p = (1u64 << 32) + 15;
-        let mut xs = vec![0u64, 1, u64::MAX, u64::MAX - 1, p - 1, p, p + 1, 1 << 32, (1 << 32) - 1];
-        let mut q = 1u64;
-        while let Some(v) = p.checked_mul(q) {
-            xs.extend([v - 1, v, v.saturating_add(1), v.saturating_add(14), v.saturating_add(15)]);
-            q = q * 3 + 1;
-        }
-        let top = u64::MAX / p * p;
-        xs.extend([top - 1, top, top + 1]);
-        for c in xs.chunks(4) {
-            let mut l = [0u64; 4];
-            l[..c.len()].copy_from_slice(c);
+        leaf32_checks::reduction_equals_reduce64(4, &|l| {
             // SAFETY: AVX2 was detected above.
-            let got = unsafe { reduce4_test(l) };
-            for (x, g) in l.iter().zip(got) {
-                assert_eq!(g, reduce64::<32, 15>(*x) as u32, "x = {x:#x}");
-            }
-        }
+            unsafe { reduce4_test(l.try_into().expect("four lanes")) }.to_vec()
+        });
     }
 
     /// # Safety
