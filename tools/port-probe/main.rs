@@ -419,4 +419,56 @@ fn main() {
     {
         println!("  {name:44} {t:6.1} ({:5.1})", t * cpt);
     }
+
+    if is_x86_feature_detected!("avx512ifma") && is_x86_feature_detected!("vaes") {
+        ifma(&rate);
+    }
+}
+
+/// `a` and `b` on 512-bit registers, 48 of each per iteration (six chains
+/// of each, alternating, eight times): `a` writes zmm0..5 and `b` zmm6..11,
+/// each from the operands that follow it (`"zmm12, zmm13"`, or a register
+/// and an immediate).
+macro_rules! zmm_pairs {
+    ($a:literal, $b:literal) => {
+        zmm_pairs!($a, "zmm12, zmm13", $b, "zmm12, zmm13")
+    };
+    ($a:literal, $ao:literal, $b:literal, $bo:literal) => {
+        |n: u64| {
+            // SAFETY: register-only arithmetic on clobbered registers and a
+            // counted loop.
+            unsafe {
+                asm!("2:",
+                    ".rept 8",
+                    concat!($a, " zmm0, ", $ao), concat!($b, " zmm6, ", $bo),
+                    concat!($a, " zmm1, ", $ao), concat!($b, " zmm7, ", $bo),
+                    concat!($a, " zmm2, ", $ao), concat!($b, " zmm8, ", $bo),
+                    concat!($a, " zmm3, ", $ao), concat!($b, " zmm9, ", $bo),
+                    concat!($a, " zmm4, ", $ao), concat!($b, " zmm10, ", $bo),
+                    concat!($a, " zmm5, ", $ao), concat!($b, " zmm11, ", $bo),
+                    ".endr", "dec {n}", "jnz 2b",
+                    n = inout(reg) n => _,
+                    out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _, out("zmm5") _,
+                    out("zmm6") _, out("zmm7") _, out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+                    out("zmm12") _, out("zmm13") _, options(nostack));
+            }
+        }
+    };
+}
+
+/// The IFMA tier's bounds (issue 36, P1 and C1): the issue rates of the
+/// 512-bit instructions Poly1305's and CWC-HASH's IFMA lanes and VAES-512
+/// counter mode are made of, alone and paired. `vpmadd52luq` accumulates
+/// (zmm0..11 are twelve chains); `vpaddq`, `vpsrlq` (by an immediate) and
+/// `vaesenc` write their first operand from others, so nothing waits.
+fn ifma(rate: &dyn Fn(&str, f64, &dyn Fn(u64))) {
+    println!("512-bit instructions per cycle (AVX-512 IFMA and VAES), independent chains:");
+    rate("vpmadd52luq zmm", 96.0, &zmm_pairs!("vpmadd52luq", "vpmadd52luq"));
+    rate("vpaddq zmm", 96.0, &zmm_pairs!("vpaddq", "vpaddq"));
+    rate("vpsrlq zmm, imm", 96.0, &zmm_pairs!("vpsrlq", "zmm12, 44", "vpsrlq", "zmm12, 44"));
+    rate("vaesenc zmm", 96.0, &zmm_pairs!("vaesenc", "vaesenc"));
+    rate("vpmadd52luq + vpaddq, 1:1 (both counted)", 96.0, &zmm_pairs!("vpmadd52luq", "vpaddq"));
+    rate("vpmadd52luq + vpsrlq imm, 1:1 (both counted)", 96.0, &zmm_pairs!("vpmadd52luq", "zmm12, zmm13", "vpsrlq", "zmm12, 44"));
+    rate("vaesenc + vpmadd52luq, 1:1 (both counted)", 96.0, &zmm_pairs!("vaesenc", "vpmadd52luq"));
+    rate("vaesenc + vpaddq, 1:1 (both counted)", 96.0, &zmm_pairs!("vaesenc", "vpaddq"));
 }
