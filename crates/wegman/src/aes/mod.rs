@@ -207,11 +207,18 @@ pub(crate) fn counter_blocks_and_pad<const N: usize>(
 /// buffer was borrowed.
 #[cfg(target_arch = "x86_64")]
 fn buffer(first: u32, buf: InOutBuf<'_, '_, u8>) -> (*const u8, *mut u8, usize) {
-    assert!(buf.len().is_multiple_of(16));
-    assert!(u64::from(first) + (buf.len() / 16) as u64 <= 1 << 32);
+    check_run(first, buf.len());
     let len = buf.len();
     let (src, dst) = buf.into_raw();
     (src, dst, len)
+}
+
+/// A counter-mode run of `len` bytes from counter `first`: whole blocks, and
+/// its counters below 2^32 (every leaf entry checks this).
+#[cfg(target_arch = "x86_64")]
+fn check_run(first: u32, len: usize) {
+    assert!(len.is_multiple_of(16));
+    assert!(u64::from(first) + (len / 16) as u64 <= 1 << 32);
 }
 
 #[cfg(test)]

@@ -75,7 +75,7 @@ macro_rules! ctr_leaf {
             keep: &mut [core::mem::MaybeUninit<u8>],
         ) {
             let len = keep.len();
-            assert!(len.is_multiple_of(16) && u64::from(first) + (len / 16) as u64 <= 1 << 32);
+            super::check_run(first, len);
             // SAFETY: `token` is the leaf's CPU-feature token (as in
             // `apply`); the buffers are the caller's contract, and `keep` is
             // `len` writable bytes of its own (a `&mut` borrow: apart from

@@ -82,8 +82,12 @@ impl Ctr {
     /// blocks' prefix and the next counter, at a block boundary; `None`
     /// mid-block. [`advance`](Self::advance) once the blocks are used.
     pub(crate) fn position(&self) -> Option<([u8; 12], u32)> {
-        (self.rest_len == 0)
-            .then(|| (self.prefix(), u32::try_from(self.next).expect("the mode's limit keeps counters below 2^32")))
+        (self.rest_len == 0).then(|| (self.prefix(), self.counter()))
+    }
+
+    /// The next counter value, as the leaf takes it.
+    fn counter(&self) -> u32 {
+        u32::try_from(self.next).expect("the mode's limit keeps counters below 2^32")
     }
 
     /// Count `blocks` keystream blocks as used (from [`position`](Self::position)).
@@ -113,8 +117,7 @@ impl Ctr {
         // means its counter is below 2^32: the mode's limit).
         #[cfg(target_arch = "x86_64")]
         if buf.len() >= cipher.ctr_min_bytes() {
-            let first = u32::try_from(self.next).expect("the mode's limit keeps counters below 2^32");
-            let wide = cipher.ctr(&self.prefix(), first, buf.reborrow());
+            let wide = cipher.ctr(&self.prefix(), self.counter(), buf.reborrow());
             self.next += (wide / 16) as u64;
             buf = buf.split_at(wide).1;
         }

@@ -291,8 +291,7 @@ impl CwcKey {
         check_len("associated data", aad.len() as u64)?;
         check_len("ciphertext", ciphertext.len() as u64)?;
         self.prefetch_for(aad.len(), ciphertext.len());
-        let mut pad = counter_block(nonce, 0);
-        self.cipher.encrypt(&mut pad);
+        let mut pad = self.mac_pad(nonce);
         let mine = self.tag_whole(aad, ciphertext, &mut pad, tag.len());
         Ok(tag_eq(&mine, tag))
     }
@@ -346,11 +345,18 @@ impl CwcKey {
         self.hash.prefetch_for(aad.max(text));
     }
 
+    /// The MAC's pad BC_K(0x80 || N || 0^32) (counter block 0); the caller
+    /// wipes it.
+    pub(crate) fn mac_pad(&self, nonce: &[u8; NONCE_BYTES]) -> [u8; 16] {
+        let mut pad = counter_block(nonce, 0);
+        self.cipher.encrypt(&mut pad); // in place: `pad` is the one copy to wipe
+        pad
+    }
+
     /// CWC-MAC from a finished hash: first tl bytes of
     /// BC_K(0x80 || N || 0^32) XOR BC_K(CWC-HASH).
     pub(crate) fn mac(&self, nonce: &[u8; NONCE_BYTES], h: Hasher, tag_len: usize) -> Tag {
-        let mut pad = counter_block(nonce, 0);
-        self.cipher.encrypt(&mut pad);
+        let mut pad = self.mac_pad(nonce);
         let tag = self.mac_of(h.finalize(&self.hash), &pad, tag_len);
         pad.zeroize();
         tag

@@ -132,8 +132,7 @@ impl RawDecryptor<'_> {
             {
                 ctr.advance(n / 16);
                 if off == 0 {
-                    pad = super::ctr::counter_block(&self.nonce, 0);
-                    key.cipher.encrypt(&mut pad);
+                    pad = key.mac_pad(&self.nonce);
                 }
                 // SAFETY: the leaf stored all `n` bytes, and this is the only
                 // reference to the local buffer.
