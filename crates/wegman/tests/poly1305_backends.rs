@@ -407,7 +407,10 @@ fn deterministic_splits_around_every_threshold() {
 fn long_runs_around_the_word_table_thresholds() {
     // AVX2 runs of 8 KiB and more take a table of powers of r for every
     // word of a 512-byte span, built by an `ExpandedKey` once it has seen
-    // 16 KiB in such runs and by a bare key for a run of 16 KiB or more.
+    // 16 KiB in such runs and by a bare key for a run of 16 KiB or more;
+    // IFMA runs of 8 KiB and more a table of powers for every block of a
+    // 4 KiB span (spans of 2 KiB below 64 KiB), built by an `ExpandedKey` as
+    // AVX2's and by a bare key for a run of 64 KiB or more.
     // Lengths within 65 bytes of those thresholds and of span boundaries
     // past them, on a key whose table is built, one-shot, and streamed in
     // two pieces (so the first piece ends there and the second starts
@@ -415,8 +418,14 @@ fn long_runs_around_the_word_table_thresholds() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(512);
     let levels = levels();
     let mut lens = Vec::new();
-    for base in [8192usize, 8192 + 512, 16384, 16384 + 512, 16384 + 3 * 512] {
+    for base in [8192usize, 8192 + 512, 8192 + 2048, 16384, 16384 + 512, 16384 + 3 * 512] {
         for d in [0usize, 1, 15, 16, 17, 63, 64, 65] {
+            lens.extend([base - d, base + d]);
+        }
+    }
+    // fewer around the 64 KiB ones (the reference is the slow part)
+    for base in [65536usize, 65536 + 2048, 65536 + 4096] {
+        for d in [0usize, 17, 64] {
             lens.extend([base - d, base + d]);
         }
     }
@@ -429,7 +438,7 @@ fn long_runs_around_the_word_table_thresholds() {
         let key = Key::from_bytes_clamped(&kr);
         let (k, r): ([u8; 16], [u8; 16]) = (kr[..16].try_into().unwrap(), key.to_bytes()[16..].try_into().unwrap());
         let (n, s): ([u8; 16], [u8; 16]) = (rng.random(), rng.random());
-        let mut m = vec![0xffu8; 20_000];
+        let mut m = vec![0xffu8; 70_000];
         if !extreme {
             rng.fill_bytes(&mut m);
         }

@@ -125,6 +125,15 @@ fn le128(b: &[u8; 16]) -> (u64, u64) {
     (v as u64, (v >> 64) as u64)
 }
 
+/// The 130-bit value of 44-bit limb sums (each < 2^61) as the portable
+/// state's `[h0, h1, h2]`, h2 <= 4.
+pub(crate) fn to_radix64(sums: [u64; 3]) -> [u64; 3] {
+    let d = carry44(sums.map(u128::from));
+    let low = u128::from(d[0]) + (u128::from(d[1]) << 44);
+    let (v, carry) = low.overflowing_add(u128::from(d[2] & ((1 << 40) - 1)) << 88);
+    [v as u64, (v >> 64) as u64, (d[2] >> 40) + u64::from(carry)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,8 @@
 //!   a block under its own precomputed power of r.
 //! - `x86_avx512ifma.rs`: AVX-512 IFMA, two sets of eight lanes of
 //!   radix-2^44 limbs; preferred when the CPU has it.
+//!   `x86_avx512ifma_words.rs` for its long runs: eight lanes, each block
+//!   under its own precomputed power of r, products summed by limb place.
 //!
 //! The AES_k(n) of a key not expanded in advance (one, or eight at once in
 //! batches) is `crate::aes::PadLeaf`'s.
@@ -35,6 +37,9 @@ mod x86_avx2_words;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod x86_avx512ifma;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86_avx512ifma_words;
 
 pub(crate) use crate::backend::Dispatch;
 use crate::backend::{Lanes, Platform};

@@ -15,6 +15,10 @@
 //! 4–7; `unpacklo/hi` put their 64-bit halves into the lanes in block order
 //! 0, 4, 1, 5, 2, 6, 3, 7, and the final powers follow that order.
 //!
+//! Runs of 8 KiB and more may take `x86_avx512ifma_words.rs`'s table of
+//! powers instead (an `ExpandedKey` builds it once it has offered 16 KiB in
+//! such runs; a bare key for one run of 64 KiB or more).
+//!
 //! r^1 … r^16 ([`Powers`]) are an `ExpandedKey`'s, computed once per key
 //! and lent to each call. Without them they are computed on the stack (and
 //! wiped) only for runs long enough to repay them: r^1 … r^8 and one set of
@@ -59,9 +63,11 @@
 use core::arch::x86_64::*;
 
 use super::soft;
+use super::x86_avx512ifma_words as words;
 use crate::cpu::Avx512Ifma;
 use crate::ifma44::Limbs;
-use crate::poly1305aes::field::{M42, M44, carry44, limbs44, mul44};
+use crate::lazy::Lazy;
+use crate::poly1305aes::field::{M42, M44, limbs44, mul44, to_radix64};
 
 /// With precomputed powers, runs shorter than this go through the portable
 /// code: from 128 bytes the lanes are as fast with the key's table in cache
@@ -82,11 +88,15 @@ pub(crate) const LAZY_TWO_SETS_BYTES: usize = 1024;
 /// only r^1 … r^8 (`count` 8, the rest zero) for one set of lanes; stored
 /// limb by limb (`l[i][k − 1]` is limb i of r^k), so eight powers are one
 /// vector load per limb.
+///
+/// With all sixteen, once the key has offered [`words::BUILD_AFTER_BYTES`]
+/// in long runs, also the powers of every piece of a span ([`words::Table`]).
 #[derive(Clone)]
 #[repr(C, align(64))]
 pub(crate) struct Powers {
-    l: [[u64; 16]; 3],
+    pub(super) l: [[u64; 16]; 3],
     count: usize,
+    table: Lazy<words::Table>,
 }
 
 impl Drop for Powers {
@@ -136,6 +146,25 @@ impl State {
     #[inline(never)]
     fn vector_blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) {
         let (head, tail) = blocks.split_at(blocks.len() & !127);
+        if head.len() >= words::MIN_RUN_BYTES {
+            let built;
+            let table = match powers {
+                Some(p) if p.count == 16 => {
+                    p.table.offer(head.len(), words::BUILD_AFTER_BYTES, || words::Table::new(self.token, &p.l))
+                }
+                None if head.len() >= words::ONE_SHOT_MIN_BYTES => {
+                    built = words::Table::new(self.token, &self.powers().l);
+                    Some(&*built)
+                }
+                _ => None,
+            };
+            if let Some(table) = table {
+                let h = words::absorb(self.token, table, self.scalar.h(), head, hibit);
+                self.scalar.set_h(h);
+                self.scalar.blocks(tail, hibit);
+                return;
+            }
+        }
         let computed;
         let powers = match powers {
             Some(p) => p,
@@ -206,7 +235,7 @@ impl Powers {
             let mask = (((1u32 << have) - 1) << have) as __mmask8;
             x = core::array::from_fn(|i| _mm512_mask_permutexvar_epi64(x[i], mask, idx, t[i]));
         }
-        let mut p = Powers { l: [[0; 16]; 3], count };
+        let mut p = Powers { l: [[0; 16]; 3], count, table: Lazy::default() };
         for (limb, v) in p.l.iter_mut().zip(x) {
             // SAFETY: `limb[..8]` is 64 writable bytes: one unaligned store.
             unsafe { _mm512_storeu_si512(limb.as_mut_ptr().cast(), v) };
@@ -227,15 +256,6 @@ impl Powers {
         debug_assert!(k >= 1 && k <= self.count);
         [self.l[0][k - 1], self.l[1][k - 1], self.l[2][k - 1]]
     }
-}
-
-/// The 130-bit value of 44-bit limb sums (each < 2^61) as the portable
-/// state's `[h0, h1, h2]`, h2 <= 4.
-fn to_radix64(sums: [u64; 3]) -> [u64; 3] {
-    let d = carry44(sums.map(u128::from));
-    let low = u128::from(d[0]) + (u128::from(d[1]) << 44);
-    let (v, carry) = low.overflowing_add(u128::from(d[2] & ((1 << 40) - 1)) << 88);
-    [v as u64, (v >> 64) as u64, (d[2] >> 40) + u64::from(carry)]
 }
 
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
@@ -305,18 +325,11 @@ fn broadcast(p: &Powers, k: usize) -> (Limbs, [__m512i; 2]) {
 
 /// Per-lane powers for a set whose lanes hold blocks 0, 4, 1, 5, 2, 6, 3, 7
 /// of eight that still need r^(k+8) … r^(k+1) (k = 0 or 8): lane of block
-/// o gets r^(k+8−o), one load and one permute per limb.
+/// o gets r^(k+8−o), and 20·r_1, 20·r_2.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
 fn final_powers(p: &Powers, k: usize) -> (Limbs, [__m512i; 2]) {
     debug_assert!(k + 8 <= p.count);
-    // Lane j takes r^(8−o_j) of the eight at k, o = 0, 4, 1, 5, 2, 6, 3, 7:
-    // table index 7 − o_j.
-    let idx = _mm512_set_epi64(0, 4, 1, 5, 2, 6, 3, 7);
-    let rf: Limbs = core::array::from_fn(|i| {
-        // SAFETY: `l[i][k..k + 8]` is 64 readable bytes (k is 0 or 8).
-        let v = unsafe { _mm512_loadu_si512(p.l[i][k..k + 8].as_ptr().cast()) };
-        _mm512_permutexvar_epi64(idx, v)
-    });
+    let rf = words::in_lane_order(&p.l, k);
     let s = times20(&rf);
     (rf, s)
 }
