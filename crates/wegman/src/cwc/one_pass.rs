@@ -111,7 +111,13 @@ impl RawDecryptor<'_> {
         key.prefetch_for(self.len_a as usize, len);
         let mut ctr = Ctr::new(&self.nonce);
         let mut pad = [0u8; 16];
-        let mut private = [const { MaybeUninit::<u8>::uninit() }; CHUNK];
+        // On a cache line: the hash's 64-byte loads from it then never
+        // straddle two lines (1 MiB decrypt, Zen 4: 288,201 against 292,526
+        // ticks, best of three).
+        #[repr(C, align(64))]
+        struct Private([MaybeUninit<u8>; CHUNK]);
+        let mut private = Private([const { MaybeUninit::<u8>::uninit() }; CHUNK]);
+        let private = &mut private.0;
         let base = private.as_mut_ptr().cast::<u8>();
         let mut off = 0;
         let last = loop {

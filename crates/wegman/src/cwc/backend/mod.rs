@@ -8,7 +8,9 @@
 //! - `soft.rs`: portable, `u128` halves, four coefficients per reduction.
 //! - `x86_avx512ifma.rs`: eight lanes of radix-2^44 limbs for runs of at
 //!   least 192 bytes (two groups of eight coefficients); shorter runs and
-//!   the rest of a run go portable.
+//!   the rest of a run go portable. `x86_avx512ifma_words.rs` for long runs
+//!   of a key that has seen enough of them: each coefficient under its own
+//!   precomputed power, the products summed by limb place.
 //!
 //! - `x86_avx2.rs`: four lanes of radix-2^26 limbs, each 32-bit word of
 //!   each coefficient multiplied by its own precomputed power (times 2^0,
@@ -25,6 +27,9 @@ mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86_avx512ifma;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod x86_avx512ifma_words;
 
 pub(crate) use crate::backend::Dispatch;
 use crate::backend::{Lanes as Leaf, Platform};
@@ -43,7 +48,9 @@ pub(crate) enum HashKey {
     /// ([`Lanes::BUILD_AFTER_BYTES`]; a one-shot key that only sees short
     /// messages never pays for them), boxed (wiped by their own drop before
     /// the memory is freed), so a key moved around by value stays small.
-    Ifma(soft::Powers, Lazy<x86_avx512ifma::Powers>, crate::cpu::Avx512Ifma),
+    /// Once the key has offered [`x86_avx512ifma_words::BUILD_AFTER_BYTES`]
+    /// in long runs, also the powers of every coefficient of a span.
+    Ifma(soft::Powers, Lazy<x86_avx512ifma::Powers>, Lazy<x86_avx512ifma_words::Table>, crate::cpu::Avx512Ifma),
     #[cfg(target_arch = "x86_64")]
     /// As `Ifma`, with four lanes of 26-bit limbs (Kh^1 … Kh^64 times 2^0,
     /// 2^32 and 2^64, each word of a block under its own power), built once
@@ -117,6 +124,34 @@ fn absorb_lanes<L: Lanes>(p: &soft::Powers, lanes: &Lazy<L>, token: L::Token, r:
     p.absorb(L::run(token, lanes, r, run), rest)
 }
 
+/// R after `data` on the IFMA tier: long runs under the per-coefficient
+/// table once the key has offered enough of them (the table is built from
+/// the lane powers, built first if need be), the rest as [`absorb_lanes`].
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn absorb_ifma(
+    p: &soft::Powers,
+    lanes: &Lazy<x86_avx512ifma::Powers>,
+    table: &Lazy<x86_avx512ifma_words::Table>,
+    token: crate::cpu::Avx512Ifma,
+    r: u128,
+    data: &[u8],
+) -> u128 {
+    use x86_avx512ifma_words as words;
+    // A run this long builds the lane powers on its own (it is more than
+    // their `BUILD_AFTER_BYTES`), so a key's first message can build both.
+    const _: () = assert!(words::MIN_RUN_BYTES >= <x86_avx512ifma::Powers as Lanes>::BUILD_AFTER_BYTES);
+    if data.len() >= words::MIN_RUN_BYTES
+        && let Some(powers) = lanes
+            .offer(data.len(), x86_avx512ifma::Powers::BUILD_AFTER_BYTES, || x86_avx512ifma::Powers::build(token, p))
+        && let Some(table) = table.offer(data.len(), words::BUILD_AFTER_BYTES, || words::Table::new(token, powers))
+    {
+        let (run, rest) = data.split_at(data.len() - data.len() % 96);
+        return p.absorb(words::absorb(token, table, r, run), rest);
+    }
+    absorb_lanes(p, lanes, token, r, data)
+}
+
 /// Start loading the lane powers if a run of `len` bytes will use them.
 #[cfg(target_arch = "x86_64")]
 #[inline]
@@ -136,7 +171,7 @@ impl Dispatch for HashKey {
         let p = soft::Powers::new(*kh);
         match crate::backend::lanes(features) {
             #[cfg(target_arch = "x86_64")]
-            Leaf::Ifma(token) => HashKey::Ifma(p, Default::default(), token),
+            Leaf::Ifma(token) => HashKey::Ifma(p, Default::default(), Default::default(), token),
             #[cfg(target_arch = "x86_64")]
             Leaf::Avx2(token) => HashKey::Avx2(p, Default::default(), token),
             Leaf::Portable => HashKey::Portable(p),
@@ -157,9 +192,10 @@ impl Dispatch for HashKey {
         match self {
             HashKey::Portable(p) => p.wipe(),
             #[cfg(target_arch = "x86_64")]
-            HashKey::Ifma(p, lanes, ..) => {
+            HashKey::Ifma(p, lanes, table, _) => {
                 p.wipe();
                 lanes.clear();
+                table.clear();
             }
             #[cfg(target_arch = "x86_64")]
             HashKey::Avx2(p, lanes, ..) => {
@@ -186,7 +222,7 @@ impl HashKey {
         match self {
             HashKey::Portable(_) => {}
             #[cfg(target_arch = "x86_64")]
-            HashKey::Ifma(_, lanes, _) => prefetch_lanes(lanes, len),
+            HashKey::Ifma(_, lanes, ..) => prefetch_lanes(lanes, len),
             #[cfg(target_arch = "x86_64")]
             HashKey::Avx2(_, lanes, _) => prefetch_lanes(lanes, len),
         }
@@ -200,7 +236,7 @@ impl HashKey {
         match self {
             HashKey::Portable(p) => p.absorb(r, data),
             #[cfg(target_arch = "x86_64")]
-            HashKey::Ifma(p, lanes, token) => absorb_lanes(p, lanes, *token, r, data),
+            HashKey::Ifma(p, lanes, table, token) => absorb_ifma(p, lanes, table, *token, r, data),
             #[cfg(target_arch = "x86_64")]
             HashKey::Avx2(p, lanes, token) => absorb_lanes(p, lanes, *token, r, data),
         }
@@ -245,5 +281,46 @@ mod tests {
         assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
         assert!(built(&key), "not built after {} bytes", offered + run.len());
         assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
+    }
+
+    /// The IFMA per-coefficient table is built once the key has offered it
+    /// `BUILD_AFTER_BYTES` in long runs, not before (runs too short for it
+    /// are not counted); the hash is the same on both sides of it, and
+    /// after it at run lengths around the table's spans (3,072 bytes) and
+    /// its threshold, with the rest of each run portable.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn ifma_table_is_built_once_the_key_has_offered_enough() {
+        use x86_avx512ifma_words::{BUILD_AFTER_BYTES, MIN_RUN_BYTES};
+        let Some(ifma) = Features::detect().every_level().into_iter().find(|f| f.avx512ifma().is_some()) else {
+            return; // no IFMA here (or capped below it)
+        };
+        let kh = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128 >> 1;
+        let key = HashKey::select(&kh, ifma);
+        let built = |k: &HashKey| matches!(k, HashKey::Ifma(_, _, table, _) if table.get().is_some());
+        let soft = soft::Powers::new(kh);
+        let short = vec![0xa5u8; MIN_RUN_BYTES - 12];
+        let run = vec![0x5au8; MIN_RUN_BYTES + 96];
+        for _ in 0..(2 * BUILD_AFTER_BYTES / short.len()) {
+            assert_eq!(canonical(key.absorb(7, &short)), canonical(soft.absorb(7, &short)));
+        }
+        assert!(!built(&key), "runs the table does not take are not counted");
+        let mut offered = 0;
+        while offered + run.len() < BUILD_AFTER_BYTES {
+            assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
+            offered += run.len();
+            assert!(!built(&key), "built after {offered} bytes");
+        }
+        assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
+        assert!(built(&key), "not built after {} bytes", offered + run.len());
+        let data: Vec<u8> = (0..MIN_RUN_BYTES + 4 * 3072 + 200).map(|i| (i * 7 + 3) as u8).collect();
+        let ends = [MIN_RUN_BYTES, MIN_RUN_BYTES + 3072, 3 * 3072, 4 * 3072, MIN_RUN_BYTES + 4 * 3072];
+        for len in ends.iter().flat_map(|&e| [e - 108, e - 96, e - 12, e, e + 12, e + 96, e + 108]) {
+            for r in [0, (1u128 << 127) - 1, 1 << 127] {
+                let got = key.absorb(r, &data[..len]);
+                assert!(got <= 1 << 127);
+                assert_eq!(canonical(got), canonical(soft.absorb(r, &data[..len])), "len {len} r {r:x}");
+            }
+        }
     }
 }

@@ -103,7 +103,7 @@ impl Powers {
     }
 
     /// Kh^e, e counted from 1.
-    fn get(&self, e: usize) -> [u64; 3] {
+    pub(super) fn get(&self, e: usize) -> [u64; 3] {
         core::array::from_fn(|i| self.0[i][16 - e])
     }
 }
@@ -156,7 +156,7 @@ fn splat(x: u64) -> __m512i {
 
 /// Eight coefficients (96 bytes) as limb vectors, lane j = coefficient j.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
-fn load(group: &[u8]) -> Limbs {
+pub(super) fn load(group: &[u8]) -> Limbs {
     assert!(group.len() == 96);
     let p = group.as_ptr();
     // SAFETY: `group` is 96 readable bytes: a 64-byte and a 32-byte
@@ -183,7 +183,7 @@ fn load(group: &[u8]) -> Limbs {
 /// a·k per lane, low and high product halves recombined, unreduced; `s`
 /// holds 32·k_1 and 32·k_2.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
-fn mul(a: &Limbs, k: &Limbs, s: &[__m512i; 2]) -> Limbs {
+pub(super) fn mul(a: &Limbs, k: &Limbs, s: &[__m512i; 2]) -> Limbs {
     let ([l0, l1, l2], [h0, h1, h2]) = crate::ifma44::products(a, k, s);
     [
         _mm512_add_epi64(l0, _mm512_slli_epi64::<13>(h2)),
@@ -194,7 +194,7 @@ fn mul(a: &Limbs, k: &Limbs, s: &[__m512i; 2]) -> Limbs {
 
 /// One lazy carry step per lane (see the limb bounds above).
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
-fn carry(t: Limbs) -> Limbs {
+pub(super) fn carry(t: Limbs) -> Limbs {
     crate::ifma44::carry::<39, false>(t)
 }
 
@@ -224,13 +224,13 @@ fn canonical(t: Limbs) -> Limbs {
 
 /// `k` broadcast to every lane, with 32·k_1 and 32·k_2.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
-fn broadcast(k: &[u64; 3]) -> (Limbs, [__m512i; 2]) {
+pub(super) fn broadcast(k: &[u64; 3]) -> (Limbs, [__m512i; 2]) {
     ([splat(k[0]), splat(k[1]), splat(k[2])], [splat(k[1] << 5), splat(k[2] << 5)])
 }
 
 /// Lane j times Kh^(top − j) (`top` 16 or 8), for the final combination.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
-fn per_lane(p: &Powers, top: usize) -> (Limbs, [__m512i; 2]) {
+pub(super) fn per_lane(p: &Powers, top: usize) -> (Limbs, [__m512i; 2]) {
     let limb = |i: usize| {
         let row: &[u64; 8] = p.0[i][16 - top..24 - top].try_into().expect("eight powers");
         // SAFETY: `row` is 64 readable bytes; an unaligned load.
@@ -259,7 +259,7 @@ fn add(a: Limbs, b: Limbs) -> Limbs {
 /// The sum of the eight lanes of `t` (each limb's lanes < 2^61), carried
 /// and folded to a value <= 2^127.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
-fn lane_sum(t: Limbs) -> u128 {
+pub(super) fn lane_sum(t: Limbs) -> u128 {
     let d = t.map(|v| u128::from(_mm512_reduce_add_epi64(v) as u64));
     let (mut d0, mut d1, mut d2) = (d[0], d[1], d[2]);
     d1 += d0 >> 44;
