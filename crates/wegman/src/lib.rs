@@ -42,6 +42,9 @@ mod error;
 mod frame;
 #[cfg(target_arch = "x86_64")]
 mod ifma44;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod ifma_table;
 mod lazy;
 pub mod mmh;
 pub mod parallel;

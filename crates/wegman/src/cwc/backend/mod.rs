@@ -144,7 +144,7 @@ fn absorb_ifma(
     if data.len() >= words::MIN_RUN_BYTES
         && let Some(powers) = lanes
             .offer(data.len(), x86_avx512ifma::Powers::BUILD_AFTER_BYTES, || x86_avx512ifma::Powers::build(token, p))
-        && let Some(table) = table.offer(data.len(), words::BUILD_AFTER_BYTES, || words::Table::new(token, powers))
+        && let Some(table) = table.offer(data.len(), words::BUILD_AFTER_BYTES, || words::table(token, powers))
     {
         let (run, rest) = data.split_at(data.len() - data.len() % 96);
         return p.absorb(words::absorb(token, table, r, run), rest);

@@ -55,7 +55,7 @@
 
 use core::arch::x86_64::*;
 
-use super::x86_avx512ifma::{Powers, broadcast, carry, lane_sum, load, mul, per_lane};
+use super::x86_avx512ifma::{Powers, carry, lane_sum, load, mul, per_lane};
 use crate::cpu::Avx512Ifma;
 use crate::ifma44::Limbs;
 
@@ -71,162 +71,74 @@ pub(crate) const MIN_RUN_BYTES: usize = 4096;
 /// about 5,000).
 pub(crate) const BUILD_AFTER_BYTES: usize = 32768;
 
-/// Groups of eight coefficients in a full span. Measured (encrypt and
-/// decrypt with the key made once, hot, AMD Zen 4, best of three runs of
-/// 100–3,000 calls): 32 groups against 16, encrypt 16 KiB 4,482 against
-/// 4,668 ticks, 1 MiB 263,482 against 275,219; decrypt 4,848 against
-/// 4,993 and 288,676 against 296,739.
-const GROUPS: usize = 32;
+pub(crate) use crate::ifma_table::Table;
+use crate::ifma_table::{Field, GROUPS};
 
-/// One group's rows: row i is limb i of Kh^e, lane j holding the power of
-/// the group's coefficient j.
-#[derive(Clone)]
-#[repr(C, align(64))]
-struct Group([[u64; 8]; 3]);
+/// Coefficients and arithmetic modulo 2^127 − 1 for the shared span.
+/// [`GROUPS`] is 32: measured (encrypt and decrypt with the key made once,
+/// hot, AMD Zen 4, best of three runs of 100–3,000 calls) against 16,
+/// encrypt 16 KiB 4,482 against 4,668 ticks, 1 MiB 263,482 against
+/// 275,219; decrypt 4,848 against 4,993 and 288,676 against 296,739.
+struct Coefficients;
 
-/// The powers of every coefficient of a full span.
-#[derive(Clone)]
-pub(crate) struct Table {
-    groups: [Group; GROUPS],
-}
+impl Field for Coefficients {
+    const GROUP_BYTES: usize = 96;
+    const HIGH2: bool = false;
 
-impl Drop for Table {
-    /// One `memset` and a `black_box` the optimizer must assume reads the
-    /// zeros.
-    fn drop(&mut self) {
-        self.groups.iter_mut().for_each(|g| g.0.as_flattened_mut().fill(0));
-        core::hint::black_box(self);
+    #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
+    #[inline]
+    unsafe fn load(&self, group: &[u8]) -> Limbs {
+        load(group)
+    }
+
+    /// 32·x (2^132 ≡ 2^5).
+    #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+    #[inline]
+    unsafe fn wrap(x: __m512i) -> __m512i {
+        _mm512_slli_epi64::<5>(x)
+    }
+
+    #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+    #[inline]
+    unsafe fn carry(t: Limbs) -> Limbs {
+        carry(t)
+    }
+
+    #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
+    unsafe fn times(x: &Limbs, k: &Limbs) -> Limbs {
+        carry(mul(x, k, &[_mm512_slli_epi64::<5>(k[1]), _mm512_slli_epi64::<5>(k[2])]))
     }
 }
 
-impl Table {
-    /// From a key's Kh^1 … Kh^16, written straight into its heap block.
-    pub(crate) fn new(token: Avx512Ifma, powers: &Powers) -> Box<Self> {
-        let mut out = Box::<Table>::new_uninit();
-        // SAFETY: `token` is an `Avx512Ifma`, which `crate::cpu` hands out
-        // only after detecting AVX-512 F, VL, IFMA and VBMI on this CPU;
-        // `out` is a live allocation for one `Table`.
-        unsafe { build(token, powers, out.as_mut_ptr()) };
-        // SAFETY: `build` wrote every row (plain integers).
-        unsafe { out.assume_init() }
+/// The table from a key's Kh^1 … Kh^16, written straight into its heap
+/// block: groups 31 and 30 are Kh^8 … Kh^1 and Kh^16 … Kh^9.
+pub(crate) fn table(token: Avx512Ifma, powers: &Powers) -> Box<Table> {
+    #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
+    unsafe fn build(_proof: Avx512Ifma, p: &Powers, out: *mut Table) {
+        // SAFETY: the features are this function's own; `out` is the
+        // caller's, valid for one `Table`.
+        unsafe { crate::ifma_table::build::<Coefficients>(per_lane(p, 8).0, per_lane(p, 16).0, out) }
     }
-}
-
-/// `x` times `k` per lane, carried (inputs at rest, outputs at rest).
-#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
-fn times(x: &Limbs, k: &Limbs) -> Limbs {
-    carry(mul(x, k, &[_mm512_slli_epi64::<5>(k[1]), _mm512_slli_epi64::<5>(k[2])]))
-}
-
-/// Group q's powers Kh^(8·(16−q) − j) for the coefficient j of each lane:
-/// group 15's are Kh^8 … Kh^1 and group 14's Kh^16 … Kh^9 (the key's), the
-/// others stepped from them: groups q + have … give groups q … at a step
-/// of Kh^(8·have), have = 2, 4, 8. Every row of `out` is written.
-///
-/// # Safety
-/// AVX-512 F, VL and IFMA present; `out` valid for writing one `Table`.
-#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
-unsafe fn build(_proof: Avx512Ifma, p: &Powers, out: *mut Table) {
-    let z = _mm512_setzero_si512();
-    let mut v: [Limbs; GROUPS] = [[z; 3]; GROUPS];
-    v[GROUPS - 1] = per_lane(p, 8).0;
-    v[GROUPS - 2] = per_lane(p, 16).0;
-    let mut k = broadcast(&p.get(16)).0;
-    let mut have = 2;
-    while have < GROUPS {
-        for q in (GROUPS - 2 * have..GROUPS - have).rev() {
-            v[q] = times(&v[q + have], &k);
-        }
-        k = times(&k, &k);
-        have *= 2;
-    }
-    for (q, power) in v.iter().enumerate() {
-        for (i, &row) in power.iter().enumerate() {
-            // SAFETY: row i of group q of `*out`: 64 writable bytes (the
-            // caller's precondition), written without reading.
-            unsafe { _mm512_storeu_si512((&raw mut (*out).groups[q].0[i]).cast(), row) };
-        }
-    }
-    // Every power of Kh passed through these on this stack frame.
-    k = [z; 3];
-    v.as_flattened_mut().fill(z);
-    core::hint::black_box((&mut v, &mut k));
+    // SAFETY: `token` is an `Avx512Ifma`, which `crate::cpu` hands out only
+    // after detecting AVX-512 F, VL, IFMA and VBMI on this CPU; the shared
+    // `build` writes every row of the `Table` it is given.
+    unsafe { Table::new_with(|out| build(token, powers, out)) }
 }
 
 /// R after the coefficients of `data` (a non-empty multiple of 96 bytes)
 /// from R (<= 2^127). Returns a value <= 2^127.
 pub(crate) fn absorb(token: Avx512Ifma, table: &Table, r: u128, data: &[u8]) -> u128 {
     assert!(data.len().is_multiple_of(96) && !data.is_empty());
+    #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
+    fn run(_proof: Avx512Ifma, t: &Table, r: u128, data: &[u8]) -> u128 {
+        let rl = [r as u64 & ((1 << 44) - 1), (r >> 44) as u64 & ((1 << 44) - 1), (r >> 88) as u64];
+        let v: Limbs = rl.map(|l| _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, l as i64));
+        // SAFETY: the features are this function's own.
+        lane_sum(unsafe { crate::ifma_table::spans(&Coefficients, t, v, data, GROUPS) })
+    }
     // SAFETY: `token` is an `Avx512Ifma`, which `crate::cpu` hands out only
     // after detecting AVX-512 F, VL, IFMA and VBMI on this CPU.
-    unsafe { spans(token, table, r, data) }
-}
-
-/// Ten accumulators: the low halves of the products of each limb place
-/// 0 … 4, and their high halves.
-type Places = ([__m512i; 5], [__m512i; 5]);
-
-/// `acc` plus the products of pieces `y` and powers `e` (three limbs per
-/// lane each), by place; the high halves of piece 2 only if `HIGH2` (a
-/// coefficient's y2 < 2^8 has none).
-#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
-#[inline]
-fn add_products<const HIGH2: bool>(acc: &mut Places, y: &Limbs, e: &Limbs) {
-    let (l, h) = acc;
-    for (t, &piece) in y.iter().enumerate() {
-        for (i, &limb) in e.iter().enumerate() {
-            l[t + i] = _mm512_madd52lo_epu64(l[t + i], piece, limb);
-            if t < 2 || HIGH2 {
-                h[t + i] = _mm512_madd52hi_epu64(h[t + i], piece, limb);
-            }
-        }
-    }
-}
-
-/// The places folded into three limbs: S_j = low_j + 2^8·high_(j−1), and
-/// place 3 + i into limb i times 32 (2^132 ≡ 32); unreduced.
-#[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
-fn fold(acc: &Places) -> Limbs {
-    let (l, h) = acc;
-    let up = |x: __m512i| _mm512_slli_epi64::<8>(x);
-    let x32 = |x: __m512i| _mm512_slli_epi64::<5>(x);
-    let s3 = _mm512_add_epi64(l[3], up(h[2]));
-    let s4 = _mm512_add_epi64(l[4], up(h[3]));
-    let s5 = up(h[4]);
-    [
-        _mm512_add_epi64(l[0], x32(s3)),
-        _mm512_add_epi64(_mm512_add_epi64(l[1], up(h[0])), x32(s4)),
-        _mm512_add_epi64(_mm512_add_epi64(l[2], up(h[1])), x32(s5)),
-    ]
-}
-
-/// V · Kh^(8n) plus a span of n groups (1 to [`GROUPS`]), carried.
-#[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
-#[inline]
-fn span(t: &Table, v: &Limbs, data: &[u8]) -> Limbs {
-    let first = GROUPS - data.len() / 96;
-    let z = _mm512_setzero_si512();
-    let mut acc: Places = ([z; 5], [z; 5]);
-    // Kh^(8n): the power of the span's first coefficient (lane 0 of its group)
-    let g = &t.groups[first].0;
-    let k: Limbs = core::array::from_fn(|i| _mm512_set1_epi64(g[i][0] as i64));
-    add_products::<true>(&mut acc, v, &k);
-    for (group, rows) in data.chunks_exact(96).zip(&t.groups[first..]) {
-        // SAFETY: each row of `rows` is 64 aligned readable bytes.
-        let e: Limbs = core::array::from_fn(|i| unsafe { _mm512_load_si512(rows.0[i].as_ptr().cast()) });
-        add_products::<false>(&mut acc, &load(group), &e);
-    }
-    carry(fold(&acc))
-}
-
-#[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
-fn spans(_proof: Avx512Ifma, t: &Table, r: u128, data: &[u8]) -> u128 {
-    let rl = [r as u64 & ((1 << 44) - 1), (r >> 44) as u64 & ((1 << 44) - 1), (r >> 88) as u64];
-    let mut v: Limbs = rl.map(|l| _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, l as i64));
-    for piece in data.chunks(96 * GROUPS) {
-        v = span(t, &v, piece);
-    }
-    lane_sum(v)
+    unsafe { run(token, table, r, data) }
 }
 
 #[cfg(test)]
@@ -248,7 +160,7 @@ mod tests {
         let longest = 96 * (4 * GROUPS - 1);
         for (ki, kh) in khs.into_iter().enumerate() {
             let soft = soft::Powers::new(kh);
-            let table = Table::new(token, &Powers::new(token, &soft));
+            let table = table(token, &Powers::new(token, &soft));
             for (i, r) in [0u128, 1, p127, 1 << 127, rand() & p127].into_iter().enumerate() {
                 let fill = (ki + i) % 3;
                 let data: Vec<u8> = (0..longest)
@@ -266,22 +178,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// Dropping a `Table` zeroes every row: no output shows it, so a drop
-    /// made a no-op would survive every other test.
-    #[test]
-    fn dropping_a_table_zeroes_it() {
-        let Some(token) = crate::cpu::Features::detect().avx512ifma() else { return };
-        let table = *Table::new(token, &Powers::new(token, &soft::Powers::new(0x1234_5678_9abc_def0_1234)));
-        assert!(table.groups.iter().all(|g| g.0.as_flattened().iter().any(|&x| x != 0)));
-        let mut t = core::mem::MaybeUninit::new(table);
-        // SAFETY: `t` holds an initialised `Table`, dropped here once (a
-        // `MaybeUninit` never drops it again).
-        unsafe { t.as_mut_ptr().drop_in_place() };
-        // SAFETY: the dropped value's memory is still `t`'s, and its fields
-        // are plain integers, valid for any bits: read through a raw pointer.
-        let groups = unsafe { (&raw const (*t.as_ptr()).groups).read().map(|g| g.0) };
-        assert!(groups.iter().all(|g| g.as_flattened().iter().all(|&x| x == 0)));
     }
 }

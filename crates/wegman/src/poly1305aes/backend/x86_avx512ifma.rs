@@ -150,10 +150,10 @@ impl State {
             let built;
             let table = match powers {
                 Some(p) if p.count == 16 => {
-                    p.table.offer(head.len(), words::BUILD_AFTER_BYTES, || words::Table::new(self.token, &p.l))
+                    p.table.offer(head.len(), words::BUILD_AFTER_BYTES, || words::table(self.token, &p.l))
                 }
                 None if head.len() >= words::ONE_SHOT_MIN_BYTES => {
-                    built = words::Table::new(self.token, &self.powers().l);
+                    built = words::table(self.token, &self.powers().l);
                     Some(&*built)
                 }
                 _ => None,
