@@ -149,9 +149,11 @@ impl State {
         if head.len() >= words::MIN_RUN_BYTES {
             let built;
             let table = match powers {
-                Some(p) if p.count == 16 => {
-                    p.table.offer(head.len(), words::BUILD_AFTER_BYTES, || words::table(self.token, &p.l))
-                }
+                // an `ExpandedKey`'s powers: all sixteen (`State::powers`)
+                Some(p) => p.table.offer(head.len(), words::BUILD_AFTER_BYTES, || {
+                    assert_eq!(p.count, 16);
+                    words::table(self.token, &p.l)
+                }),
                 None if head.len() >= words::ONE_SHOT_MIN_BYTES => {
                     built = words::table(self.token, &self.powers().l);
                     Some(&*built)
@@ -538,4 +540,44 @@ fn lanes8(_proof: Avx512Ifma, r: &[[u8; 16]; 8], s: &[[u8; 16]; 8], msgs: &[&[u8
     });
     words.zeroize();
     tags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An `ExpandedKey`'s table is built on the run that brings the bytes
+    /// it has offered in runs of at least `words::MIN_RUN_BYTES` to
+    /// `words::BUILD_AFTER_BYTES`, not before (shorter runs are not
+    /// counted), and h is the portable code's on both sides of it.
+    #[test]
+    fn the_table_is_built_once_the_key_has_offered_enough() {
+        let Some(token) = crate::cpu::token_for_test("Avx512Ifma", crate::cpu::Features::avx512ifma) else { return };
+        let mut r = [0x5au8; 16];
+        crate::poly1305aes::clamp(&mut r);
+        let state = State::new(&r, token);
+        let powers = state.powers();
+        let short: Vec<u8> = (0..words::MIN_RUN_BYTES - 128).map(|i| (i * 13 + 1) as u8).collect();
+        let run: Vec<u8> = (0..words::MIN_RUN_BYTES + 256).map(|i| (i * 7 + 3) as u8).collect();
+        let check = |data: &[u8]| {
+            let mut s = state.clone();
+            s.blocks(data, 1, Some(&powers));
+            let mut want = soft::State::new(&r);
+            want.blocks(data, 1);
+            assert_eq!(s.finalize(&[0; 16]), want.finalize(&[0; 16]), "len {}", data.len());
+        };
+        for _ in 0..(2 * words::BUILD_AFTER_BYTES / short.len()) {
+            check(&short);
+        }
+        assert!(powers.table.get().is_none(), "runs the table does not take are not counted");
+        let mut offered = 0;
+        while offered + run.len() < words::BUILD_AFTER_BYTES {
+            check(&run);
+            offered += run.len();
+            assert!(powers.table.get().is_none(), "built after {offered} bytes");
+        }
+        check(&run);
+        assert!(powers.table.get().is_some(), "not built after {} bytes", offered + run.len());
+        check(&run);
+    }
 }
