@@ -407,7 +407,7 @@ fn deterministic_splits_around_every_threshold() {
 fn long_runs_around_the_word_table_thresholds() {
     // AVX2 runs of 8 KiB and more take a table of powers of r for every
     // word of a 512-byte span, built by an `ExpandedKey` once it has seen
-    // 16 KiB in such runs and by a bare key for a run of 16 KiB or more;
+    // 1 MiB in such runs and by a bare key for a run of 16 KiB or more;
     // IFMA runs of 8 KiB and more a table of powers for every block of a
     // 4 KiB span (spans of 2 KiB below 64 KiB), built by an `ExpandedKey` as
     // AVX2's and by a bare key for a run of 64 KiB or more.
@@ -451,8 +451,9 @@ fn long_runs_around_the_word_table_thresholds() {
         for &features in &levels {
             let name = expected(features);
             let ek = ExpandedKey::with_features(&key, features);
-            // two runs of 8 KiB: the table is built by the second
-            for _ in 0..2 {
+            // runs of 8 KiB until the table is built (1 MiB offered; both
+            // tiers' `BUILD_AFTER_BYTES`), and one more
+            for _ in 0..=(1 << 20) / 8192 {
                 assert_eq!(ek.authenticate(&n, &m[..8192]), first, "{name:?}");
             }
             for (&len, (with_aes, bare)) in lens.iter().zip(&want) {

@@ -79,10 +79,14 @@ use crate::cpu::Avx2;
 /// 4–8 KiB above 1.05× (none without it).
 pub(crate) const MIN_RUN_BYTES: usize = 8192;
 /// An `ExpandedKey` builds its table once it has offered this many bytes in
-/// runs of at least [`MIN_RUN_BYTES`] (its second such run, or a first of
-/// 16 KiB): building it (r^9 … r^32, each power times 2^32, 2^64, 2^96)
-/// takes about 1,100 TSC ticks on that Xeon, what the table saves on 8 KiB.
-pub(crate) const BUILD_AFTER_BYTES: usize = 16384;
+/// runs of at least [`MIN_RUN_BYTES`] (its 128th run of 8 KiB, or a first of
+/// 1 MiB). Building it (r^9 … r^32, each power times 2^32, 2^64, 2^96) takes
+/// about 1,100 TSC ticks on that Xeon, what the table saves on 8 KiB; but
+/// its heap block's first touch is page faults, and 1000 keys building
+/// theirs on their second 8 KiB run put that call's cost above 1.05× OpenSSL
+/// (full mode, capped to `avx2-vaes` on AMD Zen 4: worst 1.85×). After
+/// 1 MiB offered the build is at most a few percent of what the key has done.
+pub(crate) const BUILD_AFTER_BYTES: usize = 1 << 20;
 /// Without an `ExpandedKey` (one-shot and streaming calls from a `Key`) the
 /// table is built for a run at least this long, and wiped after it: one-shot
 /// `authenticate` with it at 8 KiB took what the lanes take (hot, that

@@ -16,7 +16,7 @@
 //! 0, 4, 1, 5, 2, 6, 3, 7, and the final powers follow that order.
 //!
 //! Runs of 8 KiB and more may take `x86_avx512ifma_words.rs`'s table of
-//! powers instead (an `ExpandedKey` builds it once it has offered 16 KiB in
+//! powers instead (an `ExpandedKey` builds it once it has offered 1 MiB in
 //! such runs; a bare key for one run of 64 KiB or more).
 //!
 //! r^1 … r^16 ([`Powers`]) are an `ExpandedKey`'s, computed once per key

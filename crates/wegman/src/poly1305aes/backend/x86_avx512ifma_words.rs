@@ -71,9 +71,12 @@ use crate::poly1305aes::field::{M44, limbs44, to_radix64};
 /// 0.76×, as a cold key's table adds its lines to the message's.
 pub(crate) const MIN_RUN_BYTES: usize = 8192;
 /// An `ExpandedKey` builds its table once it has offered this many bytes in
-/// runs of at least [`MIN_RUN_BYTES`] (its second such run, or a first of
-/// 16 KiB), as on the AVX2 tier.
-pub(crate) const BUILD_AFTER_BYTES: usize = 16384;
+/// runs of at least [`MIN_RUN_BYTES`] (its 128th run of 8 KiB, or a first of
+/// 1 MiB), as on the AVX2 tier: with 16 KiB, 1000 keys building theirs on
+/// their second 8 KiB run (a fresh heap block, page faults on first touch)
+/// put that call at 2.8–3.2× OpenSSL (full mode, Zen 4, cold+1, the one
+/// pair of cells above 1.00 in 131,152).
+pub(crate) const BUILD_AFTER_BYTES: usize = 1 << 20;
 /// Without an `ExpandedKey` the table is built for a run at least this
 /// long, and wiped after it: one-shot `authenticate` with it at 16 KiB took
 /// 0.90–0.93× OpenSSL against the lanes' 0.84–0.87× (the build is about a
