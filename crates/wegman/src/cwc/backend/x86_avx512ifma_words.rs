@@ -57,6 +57,8 @@ use core::arch::x86_64::*;
 
 use super::x86_avx512ifma::{Powers, carry, lane_sum, load, mul, per_lane};
 use crate::cpu::Avx512Ifma;
+pub(crate) use crate::ifma_table::Table;
+use crate::ifma_table::{Field, GROUPS};
 use crate::ifma44::Limbs;
 
 /// Runs at least this long take the table. A cold key's table (96 lines)
@@ -70,9 +72,6 @@ pub(crate) const MIN_RUN_BYTES: usize = 4096;
 /// more (the build is a few hundred ticks; a 16 KiB one-shot message costs
 /// about 5,000).
 pub(crate) const BUILD_AFTER_BYTES: usize = 32768;
-
-pub(crate) use crate::ifma_table::Table;
-use crate::ifma_table::{Field, GROUPS};
 
 /// Coefficients and arithmetic modulo 2^127 − 1 for the shared span.
 /// [`GROUPS`] is 32: measured (encrypt and decrypt with the key made once,

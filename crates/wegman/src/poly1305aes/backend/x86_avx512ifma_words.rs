@@ -61,6 +61,8 @@
 use core::arch::x86_64::*;
 
 use crate::cpu::Avx512Ifma;
+pub(crate) use crate::ifma_table::Table;
+use crate::ifma_table::{Field, GROUPS};
 use crate::ifma44::Limbs;
 use crate::poly1305aes::field::{M44, limbs44, to_radix64};
 
@@ -87,9 +89,6 @@ pub(crate) const ONE_SHOT_MIN_BYTES: usize = 65536;
 /// took 0.95–1.06× OpenSSL in full spans, 0.87–0.95× in half spans (the
 /// lanes: 0.77×); hot 1 MiB 0.55× in full spans, 0.60× in half spans.
 const FULL_SPANS_BYTES: usize = 65536;
-
-pub(crate) use crate::ifma_table::Table;
-use crate::ifma_table::{Field, GROUPS};
 
 /// Blocks and arithmetic modulo 2^130 − 5 for the shared span.
 struct Blocks {
