@@ -70,9 +70,9 @@ const POLY_LENS_QUICK: &[usize] = &[0, 17, 1040, 16_401];
 const MMH_LENS: &[usize] = &[0, 1, 127, 128, 129, 255, 256, 257, 1000, 70_000, 300_000];
 const MMH_LENS_QUICK: &[usize] = &[0, 129, 1000, 70_000];
 /// CWC: around the 16-byte block, the 32-block counter batches, and the
-/// one-pass decryption's 7680-byte chunks (the last chunk is held back
+/// one-pass decryption's 15,360-byte chunks (the last chunk is held back
 /// until the verdict).
-const CWC_LENS: &[usize] = &[0, 1, 15, 16, 17, 63, 64, 65, 496, 497, 513, 1000, 7680, 7681, 8192, 15361];
+const CWC_LENS: &[usize] = &[0, 1, 15, 16, 17, 63, 64, 65, 496, 497, 513, 1000, 8192, 15360, 15361, 30721];
 const CWC_LENS_QUICK: &[usize] = &[0, 17, 497];
 /// Associated data for CWC (public; not a multiple of the 12-byte coefficient).
 const AAD_LEN: usize = 13;

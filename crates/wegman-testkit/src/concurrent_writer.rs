@@ -236,7 +236,8 @@ pub fn mixed_sizes(rng: &mut Rng) -> usize {
     match rng.below(8) {
         0 => 1 << 20,
         1 => 1 + rng.below(16 << 10),
-        2 => (7680 * (1 + rng.below(4))).saturating_sub(8) + rng.below(16),
+        // around multiples of the one-pass chunk (`cwc/one_pass.rs`, CHUNK)
+        2 => (15360 * (1 + rng.below(4))).saturating_sub(8) + rng.below(16),
         _ => 1 + rng.below(256 << 10),
     }
 }
