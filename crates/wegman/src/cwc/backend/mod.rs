@@ -299,8 +299,10 @@ mod tests {
         let key = HashKey::select(&kh, ifma);
         let built = |k: &HashKey| matches!(k, HashKey::Ifma(_, _, table, _) if table.get().is_some());
         let soft = soft::Powers::new(kh);
-        let short = vec![0xa5u8; MIN_RUN_BYTES - 12];
-        let run = vec![0x5au8; MIN_RUN_BYTES + 96];
+        // whole coefficients: the longest run below the threshold, and a
+        // run of whole groups above it
+        let short = vec![0xa5u8; (MIN_RUN_BYTES - 1) / 12 * 12];
+        let run = vec![0x5au8; (MIN_RUN_BYTES / 96 + 1) * 96];
         for _ in 0..(2 * BUILD_AFTER_BYTES / short.len()) {
             assert_eq!(canonical(key.absorb(7, &short)), canonical(soft.absorb(7, &short)));
         }
@@ -313,8 +315,9 @@ mod tests {
         }
         assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
         assert!(built(&key), "not built after {} bytes", offered + run.len());
-        let data: Vec<u8> = (0..MIN_RUN_BYTES + 4 * 3072 + 200).map(|i| (i * 7 + 3) as u8).collect();
-        let ends = [MIN_RUN_BYTES, MIN_RUN_BYTES + 3072, 3 * 3072, 4 * 3072, MIN_RUN_BYTES + 4 * 3072];
+        let first = MIN_RUN_BYTES.div_ceil(96) * 96;
+        let data: Vec<u8> = (0..first + 4 * 3072 + 200).map(|i| (i * 7 + 3) as u8).collect();
+        let ends = [first, first + 3072, 3 * 3072, 4 * 3072, first + 4 * 3072];
         for len in ends.iter().flat_map(|&e| [e - 108, e - 96, e - 12, e, e + 12, e + 96, e + 108]) {
             for r in [0, (1u128 << 127) - 1, 1 << 127] {
                 let got = key.absorb(r, &data[..len]);
