@@ -243,7 +243,7 @@ pub(super) fn per_lane(p: &Powers, top: usize) -> (Limbs, [__m512i; 2]) {
 
 /// `x` plus R in lane 0.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
-fn plus_r(mut x: Limbs, r: u128) -> Limbs {
+pub(super) fn plus_r(mut x: Limbs, r: u128) -> Limbs {
     for (limb, v) in x.iter_mut().zip(limbs(r)) {
         *limb = _mm512_add_epi64(*limb, _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, v as i64));
     }

@@ -55,7 +55,7 @@
 
 use core::arch::x86_64::*;
 
-use super::x86_avx512ifma::{Powers, carry, lane_sum, load, mul, per_lane};
+use super::x86_avx512ifma::{Powers, carry, lane_sum, load, mul, per_lane, plus_r};
 use crate::cpu::Avx512Ifma;
 pub(crate) use crate::ifma_table::Table;
 use crate::ifma_table::{Field, GROUPS};
@@ -130,8 +130,7 @@ pub(crate) fn absorb(token: Avx512Ifma, table: &Table, r: u128, data: &[u8]) -> 
     assert!(data.len().is_multiple_of(96) && !data.is_empty());
     #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
     fn run(_proof: Avx512Ifma, t: &Table, r: u128, data: &[u8]) -> u128 {
-        let rl = [r as u64 & ((1 << 44) - 1), (r >> 44) as u64 & ((1 << 44) - 1), (r >> 88) as u64];
-        let v: Limbs = rl.map(|l| _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, l as i64));
+        let v = plus_r([_mm512_setzero_si512(); 3], r);
         // SAFETY: the features are this function's own.
         lane_sum(unsafe { crate::ifma_table::spans(&Coefficients, t, v, data, GROUPS) })
     }
