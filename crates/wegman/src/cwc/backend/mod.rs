@@ -15,7 +15,9 @@
 //! - `x86_avx2.rs`: four lanes of radix-2^26 limbs, each 32-bit word of
 //!   each coefficient multiplied by its own precomputed power (times 2^0,
 //!   2^32 or 2^64), for runs of at least 192 bytes, on CPUs with AVX2 but
-//!   no IFMA; the rest of a run goes portable.
+//!   no IFMA; the rest of a run goes portable. Until a key has built its
+//!   table, its runs of at least 768 bytes take the lanes under the last
+//!   16 powers alone, built for the run.
 //!
 //! CWC-CTR's keystream for long runs of whole blocks comes from the AES
 //! layer (`crate::aes`: AES-NI, VAES-256 or VAES-512; `ctr.rs` asks its `Key`).
@@ -54,8 +56,9 @@ pub(crate) enum HashKey {
     #[cfg(target_arch = "x86_64")]
     /// As `Ifma`, with four lanes of 26-bit limbs (Kh^1 … Kh^64 times 2^0,
     /// 2^32 and 2^64, each word of a block under its own power), built once
-    /// the key has offered the lanes [`x86_avx2::BUILD_AFTER_BYTES`]; runs
-    /// before that go portable.
+    /// the key has offered the lanes [`x86_avx2::BUILD_AFTER_BYTES`]; before
+    /// that, runs from [`x86_avx2::SHORT_MIN_BYTES`] go through the lanes
+    /// under Kh^1 … Kh^16 built for the run alone, shorter ones portable.
     Avx2(soft::Powers, Lazy<x86_avx2::Powers>, crate::cpu::Avx2),
 }
 
@@ -74,6 +77,10 @@ trait Lanes: Sized {
     const GROUP_BYTES: usize;
     fn build(token: Self::Token, p: &soft::Powers) -> Box<Self>;
     fn run(token: Self::Token, lanes: &Self, r: u128, data: &[u8]) -> u128;
+    /// A run (at least `MIN_BYTES`) of a key whose table is not built.
+    fn unbuilt(_token: Self::Token, p: &soft::Powers, r: u128, data: &[u8]) -> u128 {
+        p.absorb(r, data)
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -107,6 +114,13 @@ impl Lanes for x86_avx2::Powers {
     fn run(token: Self::Token, lanes: &Self, r: u128, data: &[u8]) -> u128 {
         x86_avx2::absorb(token, lanes, r, data)
     }
+    fn unbuilt(token: Self::Token, p: &soft::Powers, r: u128, data: &[u8]) -> u128 {
+        if data.len() < x86_avx2::SHORT_MIN_BYTES {
+            return p.absorb(r, data);
+        }
+        let (run, rest) = data.split_at(data.len() - data.len() % Self::GROUP_BYTES);
+        p.absorb(x86_avx2::absorb_short(token, p, r, run), rest)
+    }
 }
 
 /// R after `data` (a multiple of 12 bytes): its whole groups in the lanes
@@ -118,7 +132,7 @@ fn absorb_lanes<L: Lanes>(p: &soft::Powers, lanes: &Lazy<L>, token: L::Token, r:
         return p.absorb(r, data);
     }
     let Some(lanes) = lanes.offer(data.len(), L::BUILD_AFTER_BYTES, || L::build(token, p)) else {
-        return p.absorb(r, data);
+        return L::unbuilt(token, p, r, data);
     };
     let (run, rest) = data.split_at(data.len() - data.len() % L::GROUP_BYTES);
     p.absorb(L::run(token, lanes, r, run), rest)
@@ -255,7 +269,8 @@ mod tests {
     /// The AVX2 lane powers are built on the run that brings the bytes a key
     /// has offered the lanes to `BUILD_AFTER_BYTES`, not before (runs
     /// shorter than the lanes take are not counted), and the hash is the
-    /// same on both sides of it.
+    /// same on both sides of it; before it, runs below and from
+    /// `SHORT_MIN_BYTES` (portable, and the short powers) alternate.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx2_lane_powers_are_built_once_the_key_has_offered_enough() {
@@ -267,20 +282,25 @@ mod tests {
         let built = |k: &HashKey| matches!(k, HashKey::Avx2(_, lanes, ..) if lanes.get().is_some());
         let soft = soft::Powers::new(kh);
         let short = vec![0xa5u8; x86_avx2::MIN_BYTES - 12];
-        let run = vec![0x5au8; 480];
+        let two = [vec![0x5au8; x86_avx2::SHORT_MIN_BYTES - 48], vec![0x3cu8; x86_avx2::SHORT_MIN_BYTES + 60]];
         let mut offered = 0;
         for _ in 0..50 {
             assert_eq!(key.absorb(7, &short), soft.absorb(7, &short));
         }
         assert!(!built(&key), "runs the lanes do not take are not counted");
-        while offered + run.len() < x86_avx2::BUILD_AFTER_BYTES {
-            assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
+        let mut runs = two.iter().cycle();
+        let run = loop {
+            let run = runs.next().expect("endless");
+            if offered + run.len() >= x86_avx2::BUILD_AFTER_BYTES {
+                break run;
+            }
+            assert_eq!(canonical(key.absorb(7, run)), canonical(soft.absorb(7, run)));
             offered += run.len();
             assert!(!built(&key), "built after {offered} bytes");
-        }
-        assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
+        };
+        assert_eq!(canonical(key.absorb(7, run)), canonical(soft.absorb(7, run)));
         assert!(built(&key), "not built after {} bytes", offered + run.len());
-        assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
+        assert_eq!(canonical(key.absorb(7, run)), canonical(soft.absorb(7, run)));
     }
 
     /// The IFMA per-coefficient table is built once the key has offered it

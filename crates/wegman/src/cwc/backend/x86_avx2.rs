@@ -45,7 +45,11 @@
 //! group g + j's times Kh^(4j); each times 2^32 and 2^64 by moving limbs (2^130
 //! ≡ 8) and carrying; then every word's lane given its word's power. Built
 //! once the key has offered the lanes [`BUILD_AFTER_BYTES`] (7.5 KiB per
-//! key, [`Powers::new`]).
+//! key, [`Powers::new`]). Until then a run of at least [`SHORT_MIN_BYTES`]
+//! builds the last four groups alone on the stack ([`Short`]: Kh^16 …
+//! Kh^1) and goes in blocks of 16 coefficients under them
+//! ([`absorb_short`]): a quarter of the build, one chained product V ·
+//! Kh^16 per 192 bytes instead of V · Kh^64 per 768.
 //!
 //! # Arithmetic
 //! x = Σ x_i·2^(26i), i = 0..5. A word times a power needs no wrap: the five
@@ -98,8 +102,17 @@ const M23: u64 = (1 << 23) - 1;
 
 /// Groups of 4 coefficients (48 bytes) in a full block.
 const GROUPS: usize = 16;
-/// A full block's bytes.
-const BLOCK: usize = 48 * GROUPS;
+/// A run of a key without its table takes [`absorb_short`] from this
+/// length: below it building the short powers costs more than the lanes
+/// save over the portable code. One-shot encryption (key made, then one
+/// message) under `valgrind` on the `avx2` tier, instructions per call with
+/// the short powers against without: 480 bytes 4,896 against 4,828, 576
+/// bytes 5,074 against 5,309, 768 bytes 5,508 against 6,248. In time
+/// (capped to `avx2-vaes`, AMD Zen 4, bench medians, two runs, against
+/// OpenSSL's one-shot GCM) from 480 bytes, 512 bytes took 1.12–1.15
+/// against 1.07–1.09 without; from 768: 1 KiB 1.22–1.23 → 1.10, 1.5 KiB
+/// 1.21–1.25 → 0.99–1.00, 2 KiB 1.32 → 0.99–1.02.
+pub(crate) const SHORT_MIN_BYTES: usize = 768;
 
 /// Runs shorter than this go through the portable code (below it the lane
 /// set-up and the final combination cost more than the lanes save).
@@ -116,15 +129,18 @@ struct Group([[u64; 4]; 15]);
 #[derive(Clone)]
 pub(crate) struct Powers([Group; GROUPS]);
 
-/// A key's lanes repay building [`Powers`] (about 1,100 TSC ticks on an
-/// Intel Xeon, 6/167, with its allocation and wipe) once it has hashed this
-/// many bytes in runs the lanes could take: the portable code takes 0.72
-/// ticks/B and the lanes 0.25. One-shot CWC encryption (capped to
-/// `avx2-vaes`) with the powers built at this threshold against never: 2304
-/// bytes even (2817–2988 against 2857–2933 ticks), 3456 bytes 12–15 %
-/// faster. A key used once for a short message never builds them
+/// A key builds [`Powers`] (about 1,100 TSC ticks on an Intel Xeon, 6/167,
+/// with its allocation and wipe) once it has hashed this many bytes in
+/// runs the lanes could take; before that its runs from
+/// [`SHORT_MIN_BYTES`] take [`absorb_short`]. One-shot CWC encryption
+/// capped to `avx2-vaes` (AMD Zen 4, bench medians, two runs), against
+/// OpenSSL's one-shot GCM, with the table built from 2,048 bytes against
+/// from 8,192: 4 KiB 1.14–1.17 against 0.92, 8 KiB 0.95–0.96 against
+/// 0.85–0.86, 2 KiB and 16 KiB alike. (Before the short powers, at 2,048:
+/// the portable code took 0.72 ticks/B and the lanes 0.25, on that Xeon.)
+/// A key used once for a short message never builds the table
 /// (`HashKey::absorb` counts).
-pub(crate) const BUILD_AFTER_BYTES: usize = 2048;
+pub(crate) const BUILD_AFTER_BYTES: usize = 8192;
 
 impl Drop for Powers {
     fn drop(&mut self) {
@@ -153,11 +169,62 @@ impl Powers {
     }
 }
 
-/// The last group's powers (Kh^4, Kh^2, Kh^3, Kh^1), and every other
-/// group's from it: group 14 steps by Kh^4, groups 13 and 12 by Kh^8 (from
-/// 15 and 14), then each group g < 12 is group g + 4's times Kh^16, so four
-/// products are independent at each step (5 steps in a chain, not 15).
-/// Every row of `out` is written.
+/// The last four groups' powers, Kh^16 … Kh^1 (index j: group 12 + j),
+/// from Kh^1 … Kh^4 (canonical) of the portable backend: group 15 in lanes
+/// (Kh^4, Kh^3, Kh^2, Kh^1), group 14 a step of Kh^4, groups 13 and 12
+/// steps of Kh^8 from 15 and 14.
+#[target_feature(enable = "avx2")]
+fn last_four(p: &soft::Powers) -> [Limbs; 4] {
+    use zeroize::Zeroize;
+    let mut k = p.all().map(limbs);
+    let lane = |i: usize| _mm256_set_epi64x(k[0][i] as i64, k[1][i] as i64, k[2][i] as i64, k[3][i] as i64);
+    let v15: Limbs = core::array::from_fn(lane);
+    let v14 = times(&v15, &broadcast::<8>(&k[3]));
+    let k8 = splat_lane0(&v14);
+    let v = [times(&v14, &k8), times(&v15, &k8), v14, v15];
+    k.as_flattened_mut().zeroize();
+    v
+}
+
+/// x · Kh^e, carried (the power and its multiples by 8).
+#[target_feature(enable = "avx2")]
+fn times(x: &Limbs, (k, s): &(Limbs, [__m256i; 4])) -> Limbs {
+    carry(mul(x, k, s))
+}
+
+/// Kh^e broadcast from lane 0 of a group's powers (limbs at rest, < 2^32),
+/// with its multiples by 8.
+#[target_feature(enable = "avx2")]
+fn splat_lane0(x: &Limbs) -> (Limbs, [__m256i; 4]) {
+    broadcast::<8>(&x.map(|l| _mm256_cvtsi256_si32(l) as u32 as u64))
+}
+
+/// Write each of `powers` (a group's powers, lane c holding chunk c's) and
+/// its multiples by 2^32 and 2^64 into the rows of the group at the same
+/// index of `out`.
+///
+/// # Safety
+/// AVX2 present; `out` valid for writing `powers.len()` groups.
+#[target_feature(enable = "avx2")]
+unsafe fn store_groups(powers: &[Limbs], out: *mut Group) {
+    use zeroize::Zeroize;
+    for (g, power) in powers.iter().enumerate() {
+        let shifted = times_2_32(*power);
+        let mut rows = arrange(&[*power, shifted, times_2_32(shifted)]);
+        for (m, row) in rows.iter().enumerate() {
+            for (i, &y) in row.iter().enumerate() {
+                // SAFETY: row 5m + i of group g of `out`: 32 writable bytes
+                // (the caller's precondition), written without reading.
+                unsafe { _mm256_storeu_si256((&raw mut (*out.add(g)).0[5 * m + i]).cast(), y) };
+            }
+        }
+        rows.as_flattened_mut().iter_mut().for_each(Zeroize::zeroize);
+    }
+}
+
+/// Every group's powers: the last four ([`last_four`]), then each group g <
+/// 12 as group g + 4's times Kh^16, so four products are independent at
+/// each step (5 steps in a chain, not 15). Every row of `out` is written.
 ///
 /// # Safety
 /// AVX2 present; `out` valid for writing one `Powers`.
@@ -165,35 +232,15 @@ impl Powers {
 unsafe fn powers(_proof: Avx2, p: &soft::Powers, out: *mut Powers) {
     use zeroize::Zeroize;
     const { assert!(GROUPS == 16) };
-    let mut k = p.all().map(limbs);
-    let lane = |i: usize| _mm256_set_epi64x(k[0][i] as i64, k[1][i] as i64, k[2][i] as i64, k[3][i] as i64);
     let mut v: [Limbs; GROUPS] = [[_mm256_setzero_si256(); 5]; GROUPS];
-    v[15] = core::array::from_fn(lane);
-    let times = |x: &Limbs, (k, s): &(Limbs, [__m256i; 4])| carry(mul(x, k, s));
-    // Kh^e broadcast from lane 0 of group 16 − e/4 (limbs at rest, < 2^32)
-    let splat_lane0 = |x: &Limbs| broadcast::<8>(&x.map(|l| _mm256_cvtsi256_si32(l) as u32 as u64));
-    let k4 = broadcast::<8>(&k[3]);
-    v[14] = times(&v[15], &k4);
-    let k8 = splat_lane0(&v[14]);
-    v[13] = times(&v[15], &k8);
-    v[12] = times(&v[14], &k8);
+    [v[12], v[13], v[14], v[15]] = last_four(p);
     let k16 = splat_lane0(&v[12]);
     for g in (0..12).rev() {
         v[g] = times(&v[g + 4], &k16);
     }
-    for (g, power) in v.iter().enumerate() {
-        let shifted = times_2_32(*power);
-        let mut rows = arrange(&[*power, shifted, times_2_32(shifted)]);
-        for (m, row) in rows.iter().enumerate() {
-            for (i, &y) in row.iter().enumerate() {
-                // SAFETY: row 5m + i of group g of `*out`: 32 writable bytes
-                // (the caller's precondition), written without reading.
-                unsafe { _mm256_storeu_si256((&raw mut (*out).0[g].0[5 * m + i]).cast(), y) };
-            }
-        }
-        rows.as_flattened_mut().iter_mut().for_each(Zeroize::zeroize);
-    }
-    k.as_flattened_mut().zeroize();
+    // SAFETY: `out` is valid for writing one `Powers`: its GROUPS groups
+    // (the caller's precondition).
+    unsafe { store_groups(&v, (&raw mut (*out).0).cast()) };
     // Every power of Kh passed through `v` on this stack frame.
     v.as_flattened_mut().iter_mut().for_each(Zeroize::zeroize);
 }
@@ -246,9 +293,13 @@ fn times_2_32(x: Limbs) -> Limbs {
 /// at least [`MIN_BYTES`]) into R (<= 2^127). Returns a value <= 2^127.
 pub(crate) fn absorb(token: Avx2, powers: &Powers, r: u128, data: &[u8]) -> u128 {
     assert!(data.len().is_multiple_of(48) && data.len() >= MIN_BYTES);
+    #[target_feature(enable = "avx2")]
+    fn run(_proof: Avx2, powers: &Powers, r: u128, data: &[u8]) -> u128 {
+        blocks(&powers.0, r, data)
+    }
     // SAFETY: `token` is an `Avx2`, which `crate::cpu` hands out only after
     // detecting AVX2 on this CPU.
-    unsafe { blocks(token, powers, r, data) }
+    unsafe { run(token, powers, r, data) }
 }
 
 /// The 32-bit words of a group (48 bytes, 12 big-endian words: word d is
@@ -343,35 +394,69 @@ fn lane_sum(t: Limbs) -> u128 {
     soft::fold_partial(d[0] + (d[1] << 26) + (d[2] << 52) + (d[3] << 78) + (d[4] << 104))
 }
 
-/// V · Kh^n plus a block of n coefficients (1 to 16 groups), carried.
+/// V · Kh^n plus a block of n coefficients (1 to `groups.len()` groups),
+/// carried, under the last n/4 of `groups` (whose last group holds Kh^4 …
+/// Kh^1).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn block(p: &Powers, v: Limbs, data: &[u8]) -> Limbs {
-    let first = GROUPS - data.len() / 48;
+fn block(groups: &[Group], v: Limbs, data: &[u8]) -> Limbs {
+    let first = groups.len() - data.len() / 48;
     // Kh^n: the block's first chunk's power, unscaled (word 2 of the group:
     // lane 0 of vector 1, rows 5 … 9)
     const { assert!(WORDS[1][0] == 2) };
-    let g = &p.0[first].0;
+    let g = &groups[first].0;
     let k: Limbs = core::array::from_fn(|i| splat(g[5 + i][0]));
     let s = core::array::from_fn(|i| _mm256_slli_epi64::<3>(k[i + 1]));
     let mut t = mul(&v, &k, &s);
-    for (group, powers) in data.chunks_exact(48).zip(&p.0[first..]) {
+    for (group, powers) in data.chunks_exact(48).zip(&groups[first..]) {
         t = add_products(t, &load(group), powers);
     }
     carry(t)
 }
 
-/// Runs of whole groups (a multiple of 48 bytes, at least [`MIN_BYTES`]):
-/// full blocks, the last one shorter if the run ends inside a block.
+/// Runs of whole groups (a multiple of 48 bytes, at least [`MIN_BYTES`]) in
+/// blocks of `groups.len()` groups, the last one shorter if the run ends
+/// inside a block.
 #[target_feature(enable = "avx2")]
-fn blocks(_proof: Avx2, p: &Powers, r: u128, data: &[u8]) -> u128 {
+fn blocks(groups: &[Group], r: u128, data: &[u8]) -> u128 {
     // Spill slots on their alignment wherever the stack lands (crate::frame).
     let _frame = crate::frame::Align64::pin();
     let mut v = lane0(r);
-    for b in data.chunks(BLOCK) {
-        v = block(p, v, b);
+    for b in data.chunks(48 * groups.len()) {
+        v = block(groups, v, b);
     }
     lane_sum(v)
+}
+
+/// The last four groups of [`Powers`] alone (Kh^16 … Kh^1, 1.9 KiB), built
+/// on the stack for one run of a key whose table is not built: a quarter
+/// of the table's products, and a chained product every 16 coefficients
+/// instead of 64.
+#[repr(C, align(32))]
+struct Short([Group; 4]);
+
+/// [`absorb`] for a key without its table: the run in blocks of 16
+/// coefficients under [`Short`] powers built for it (and wiped after).
+pub(crate) fn absorb_short(token: Avx2, p: &soft::Powers, r: u128, data: &[u8]) -> u128 {
+    assert!(data.len().is_multiple_of(48) && data.len() >= MIN_BYTES);
+    #[target_feature(enable = "avx2")]
+    fn run(_proof: Avx2, p: &soft::Powers, r: u128, data: &[u8]) -> u128 {
+        use zeroize::Zeroize;
+        let mut short = core::mem::MaybeUninit::<Short>::uninit();
+        let mut v = last_four(p);
+        // SAFETY: the local `Short`'s four groups, valid for writing.
+        unsafe { store_groups(&v, (&raw mut (*short.as_mut_ptr()).0).cast()) };
+        v.as_flattened_mut().iter_mut().for_each(Zeroize::zeroize);
+        // SAFETY: `store_group` wrote every row of all four groups (plain
+        // integers). Borrowed in place (`assume_init` would copy 1.9 KiB).
+        let short = unsafe { short.assume_init_mut() };
+        let r = blocks(&short.0, r, data);
+        short.0.iter_mut().for_each(|g| g.0.as_flattened_mut().zeroize());
+        r
+    }
+    // SAFETY: `token` is an `Avx2`, which `crate::cpu` hands out only after
+    // detecting AVX2 on this CPU.
+    unsafe { run(token, p, r, data) }
 }
 
 #[cfg(test)]
@@ -405,6 +490,30 @@ mod tests {
     #[test]
     fn equals_the_portable_hash_at_the_extremes() {
         let Some(token) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
+        equals_the_portable_hash(4, &|soft| {
+            let lanes = Powers::new(token, soft);
+            Box::new(move |r, data| absorb(token, &lanes, r, data))
+        });
+    }
+
+    /// The same for a key without its table ([`absorb_short`]: blocks of 16
+    /// coefficients under the last four groups' powers), from its shortest
+    /// run through many blocks and every remainder of one.
+    #[test]
+    fn short_powers_equal_the_portable_hash_at_the_extremes() {
+        let Some(token) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
+        equals_the_portable_hash(MIN_BYTES / 48, &|soft| {
+            let soft = soft.clone();
+            Box::new(move |r, data| absorb_short(token, &soft, r, data))
+        });
+    }
+
+    /// `lanes(powers)` against the portable hash for Kh at the extremes
+    /// (every limb of every power as large as canonical allows) and at
+    /// random, R at 0, 1, p, 2^127, coefficients all ones or random, runs
+    /// of `fewest` to 83 groups (24 under emulation).
+    #[allow(clippy::type_complexity)]
+    fn equals_the_portable_hash(fewest: usize, lanes: &dyn Fn(&soft::Powers) -> Box<dyn Fn(u128, &[u8]) -> u128>) {
         let p127 = (1u128 << 127) - 1;
         let mut x = 0x2545_f491_4f6c_dd1d_9e37_79b9_7f4a_7c15u128;
         let mut rand = || {
@@ -416,13 +525,13 @@ mod tests {
         let most = if std::env::var_os("WEGMAN_EMULATED").is_some() { 24 } else { 83 };
         for kh in khs {
             let soft = soft::Powers::new(kh);
-            let lanes = Powers::new(token, &soft);
+            let hash = lanes(&soft);
             for (i, r) in [0u128, 1, p127, 1 << 127, rand() & p127].into_iter().enumerate() {
-                for groups in 4..=most {
+                for groups in fewest..=most {
                     let data: Vec<u8> =
                         (0..48 * groups).map(|_| if (i + groups) % 3 == 0 { 0xff } else { rand() as u8 }).collect();
                     let want = soft::canonical(soft.absorb(r, &data));
-                    let got = absorb(token, &lanes, r, &data);
+                    let got = hash(r, &data);
                     assert!(got <= 1 << 127);
                     assert_eq!(soft::canonical(got), want, "kh {kh:x} r {r:x} groups {groups}");
                 }
