@@ -51,8 +51,11 @@ fn checked(state: &Path, all: &[u128]) -> Result<(), String> {
     }
 }
 
-#[test]
-fn threads_racing_without_the_lock_never_share_a_nonce() {
+/// Eight threads, each opening the state `rounds` times through its own
+/// file system (`fs(thread)`, without the lock), taking 1 … 5 nonces with
+/// reservations of 1, 2, 3 or 7 and closing the store half of the time;
+/// every nonce handed out must be new and below the state's next one.
+fn race(rounds: usize, fs: impl Fn(u64) -> TestFs + Copy + Send + 'static) -> Result<(), String> {
     let (_dir, state) = fresh();
     let all = Arc::new(Mutex::new(Vec::new()));
     let threads: Vec<_> = (0..8u64)
@@ -61,10 +64,9 @@ fn threads_racing_without_the_lock_never_share_a_nonce() {
             std::thread::spawn(move || {
                 let mut rng = StdRng::seed_from_u64(t);
                 let mut mine = Vec::new();
-                for _ in 0..150 {
+                for _ in 0..rounds {
                     let reserve = [1, 2, 3, 7][rng.random_range(0..4)];
-                    let mut s =
-                        NonceStore::open_with(TestFs::unlocked(), &state, &key()).unwrap().with_reserve(reserve);
+                    let mut s = NonceStore::open_with(fs(t), &state, &key()).unwrap().with_reserve(reserve);
                     for _ in 0..rng.random_range(1..=5) {
                         mine.push(value(s.next_nonce().unwrap()));
                     }
@@ -80,11 +82,30 @@ fn threads_racing_without_the_lock_never_share_a_nonce() {
         t.join().unwrap();
     }
     let all = all.lock().unwrap();
-    assert!(all.len() > 8 * 150);
-    check_all(&state, &all);
+    assert!(all.len() > 8 * rounds);
+    checked(&state, &all)?;
     // the cleaners keep the directory small
     let files = std::fs::read_dir(state.parent().unwrap()).unwrap().count();
     assert!(files < 40, "{files} files left");
+    Ok(())
+}
+
+#[test]
+fn threads_racing_without_the_lock_never_share_a_nonce() {
+    race(150, |_| TestFs::unlocked()).unwrap();
+}
+
+#[test]
+fn threads_paused_at_random_between_their_steps_never_share_a_nonce() {
+    // The race above, with every thread pausing at random before one file
+    // operation in four: stale listings, reads of names that were freed and
+    // linked again, links into recycled names, as a loaded machine makes
+    // them. The race alone (without pauses) missed the stale-listing bug
+    // unless other processes loaded the CPU.
+    for round in 0..8 {
+        let seed = move |t: u64| TestFs::jittered(0x9e37_79b9_7f4a_7c15 ^ (t << 8) ^ round);
+        race(60, seed).unwrap_or_else(|e| panic!("round {round}: {e}"));
+    }
 }
 
 #[test]
@@ -120,6 +141,88 @@ fn a_stopped_writer_cannot_claim_a_recycled_generation() {
 
 use std::cell::RefCell;
 use std::rc::Rc;
+
+/// How long a step of [`a_stale_listing_cannot_make_a_void_generation_current`]
+/// waits for the next before the test fails (instead of hanging).
+const STEP: std::time::Duration = std::time::Duration::from_secs(30);
+
+#[test]
+fn a_stale_listing_cannot_make_a_void_generation_current() {
+    // The interleaving a loaded run of the racing test above once hit,
+    // forced step by step. B publishes generations 2 and 3; S, stopped
+    // after reading 2, links the name 3 once B has gone on to 6 and
+    // cleaned 1 … 4: S's 3 is void (its parent 2 is gone) and stays until
+    // a cleaner removes it. R listed the directory when 3 was the highest
+    // and was stopped before reading it: it reads S's void 3, finds 4 free
+    // and, unless it checks that 3 is still the highest, builds 4 on it,
+    // from S's safe nonce 4, which B handed out with 6.
+    use std::sync::mpsc::{Receiver, Sender, channel};
+    let wait = |rx: &Receiver<&'static str>, what: &str| {
+        let got = rx.recv_timeout(STEP).unwrap_or_else(|_| panic!("no {what} within {STEP:?}"));
+        assert_eq!(got, what);
+    };
+    let (_dir, state) = fresh();
+    let (to_main, from_threads) = channel();
+    let mut b = NonceStore::open_with(TestFs::unlocked(), &state, &key()).unwrap().with_reserve(1);
+    let mut all = vec![value(b.next_nonce().unwrap())]; // generation 2: [0, 1)
+
+    // S: reserves 3 from generation 2 and stops before publishing 3, and
+    // again before its retry publishes.
+    let (go_s, s_waits): (Sender<&str>, _) = channel();
+    let (st, tx) = (state.clone(), to_main.clone());
+    let s = std::thread::spawn(move || {
+        let fs = TestFs::unlocked();
+        let calls = Rc::new(RefCell::new(0));
+        fs.before_publish(Some(Box::new(move || {
+            *calls.borrow_mut() += 1;
+            let (tell, until) = match *calls.borrow() {
+                1 => ("S read 2", "S links 3"),
+                2 => ("S retries", "S goes on"),
+                _ => return,
+            };
+            tx.send(tell).unwrap();
+            assert_eq!(s_waits.recv_timeout(STEP).unwrap(), until);
+        })));
+        let mut s = NonceStore::open_with(fs, &st, &key()).unwrap().with_reserve(3);
+        value(s.next_nonce().unwrap())
+    });
+    wait(&from_threads, "S read 2");
+    all.push(value(b.next_nonce().unwrap())); // generation 3: [1, 2)
+
+    // R: lists while 3 is the highest, stops before reading it.
+    let (go_r, r_waits): (Sender<&str>, _) = channel();
+    let (st, tx) = (state.clone(), to_main.clone());
+    let third = state.with_file_name("k.nonce.3");
+    let r = std::thread::spawn(move || {
+        let fs = TestFs::unlocked();
+        let mut r = NonceStore::open_with(fs.clone(), &st, &key()).unwrap().with_reserve(2);
+        let mut stopped = false;
+        fs.before_open(Some(Box::new(move |path| {
+            if path == third && !stopped {
+                stopped = true;
+                tx.send("R listed 3").unwrap();
+                assert_eq!(r_waits.recv_timeout(STEP).unwrap(), "R reads 3");
+            }
+        })));
+        value(r.next_nonce().unwrap())
+    });
+    wait(&from_threads, "R listed 3");
+    for _ in 0..3 {
+        all.push(value(b.next_nonce().unwrap())); // generations 4, 5, 6: [2, 5); 1 … 4 cleaned
+    }
+    let names = |g: u64| state.with_file_name(format!("k.nonce.{g}")).exists();
+    assert!((1..=4).all(|g| !names(g)) && names(5) && names(6), "B cleaned 1 … 4 and left 5 and 6");
+    go_s.send("S links 3").unwrap();
+    wait(&from_threads, "S retries");
+    assert!(names(3) && !names(4), "S's void 3 is there, 4 is free");
+    go_r.send("R reads 3").unwrap();
+    all.push(r.join().unwrap());
+    go_s.send("S goes on").unwrap();
+    all.push(s.join().unwrap());
+    all.push(value(b.next_nonce().unwrap()));
+    drop(b);
+    check_all(&state, &all);
+}
 
 /// What [`failed_reservation`] takes nonces from: the store, or the
 /// store with the limit bug of its negative control.

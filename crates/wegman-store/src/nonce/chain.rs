@@ -148,7 +148,17 @@ pub(super) fn read_current_with(
                 continue;
             }
         };
-        if still_present(fs, base, key, &cur)? {
+        if !still_present(fs, base, key, &cur)? {
+            continue;
+        }
+        // Only a file that is still the highest after it was read is
+        // current: a listing begun now sees the highest name ever linked
+        // (it is never removed). The listing above may be stale, and the
+        // probe can then stop at a name cleaning freed just below a file
+        // that never stood (a void publication that a stopped writer linked
+        // into a recycled name): building on that would reuse its range.
+        let now = files::list_gens(fs, base).map_err(io_err("listing the directory of", base))?;
+        if now.last().is_none_or(|&top| top <= cur.generation()) {
             return Ok(cur);
         }
     }

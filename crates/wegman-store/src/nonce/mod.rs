@@ -66,12 +66,28 @@
 //! same holds for the base: it is sealed before any generation is removed,
 //! so a writer that read the unsealed base finds it sealed.
 //!
-//! Reading the current generation lists the directory, then probes upwards
-//! (`g + 1`, `g + 2`, …) until a name is absent, and checks that the file
-//! it read is still there; the argument needs the listing to include the
-//! highest generations, which stay present throughout it (POSIX requires a
-//! directory listing to return every entry that is neither added nor
-//! removed while it runs).
+//! Step 4 needs the parent to have been the current generation when it was
+//! read, and a file under a generation's name need not ever have been: a
+//! **void** publication (a stopped writer's link into a name cleaning had
+//! freed, its parent gone) stays until a cleaner removes it, and its safe
+//! nonce is below what others handed out. So **reading the current
+//! generation** lists the directory, reads the highest listed, probes
+//! upwards (`g + 1`, `g + 2`, …) until a name is absent, checks that the
+//! file it read is still there, and then lists the directory again: the
+//! file is current only if no higher generation is listed; otherwise it
+//! starts over. A listing begun after the read includes the highest name
+//! ever linked (it is never removed, and POSIX requires a listing to return
+//! every entry that is neither added nor removed while it runs), so the file
+//! read was then at the highest name ever linked, the same file (removing
+//! its name needs two higher ones), and not a void in a recycled name (a
+//! cleaner freed that name: two higher ones exist; the one void that can be
+//! highest, on an unsealed base an older wegman replaced, is what the 2^64
+//! gap above is for). Without the second
+//! listing, a listing made before other writers went on can lead the probe
+//! to a recycled name holding a void file with a freed name above it, and
+//! the void passes step 4 as a parent (`tests/nonce_race.rs` forces that
+//! interleaving; a harness of threads paused at random between their steps
+//! finds it within a few seconds without the check).
 //!
 //! **Giving back** ([`NonceStore::close`]): a clean exit publishes
 //! generation `g + 1` with the first unused nonce as its safe nonce, but

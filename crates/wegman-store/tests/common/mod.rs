@@ -5,8 +5,9 @@
 //! read the current generation: where a writer can be stopped) and one
 //! before each file is opened for reading (after its type was checked:
 //! where another process can swap it); the lock ignored, as by a writer
-//! that takes none or whose lock file was removed; and a record of every
-//! operation, in order.
+//! that takes none or whose lock file was removed; pauses of random length
+//! before operations (a writer descheduled between any two of its steps);
+//! and a record of every operation, in order.
 
 #![allow(dead_code)]
 
@@ -63,6 +64,8 @@ struct State {
     before_publish: RefCell<Option<Box<dyn FnMut()>>>,
     before_open: RefCell<Option<OpenHook>>,
     log: RefCell<Vec<(Op, PathBuf)>>,
+    /// The state of the generator of [`TestFs::jittered`]'s pauses (0: none).
+    jitter: Cell<u64>,
 }
 
 /// The real file system with faults, hooks and a record (module docs).
@@ -82,6 +85,16 @@ impl TestFs {
     /// number of these.
     pub fn unlocked() -> TestFs {
         TestFs(Rc::new(State { unlocked: true, ..State::default() }))
+    }
+
+    /// As [`TestFs::unlocked`], and before one operation in four (at
+    /// random, from `seed`) the thread pauses: it yields, or sleeps up to
+    /// 255 µs, so that other writers run between any two of its steps, as
+    /// under a loaded scheduler.
+    pub fn jittered(seed: u64) -> TestFs {
+        let fs = TestFs::unlocked();
+        fs.0.jitter.set(seed | 1);
+        fs
     }
 
     /// The next `op` fails once with EIO: `after` false, without doing
@@ -124,10 +137,31 @@ impl TestFs {
     /// fault is injected for it.
     fn run<T>(&self, op: Op, path: &Path, f: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
         self.0.log.borrow_mut().push((op, path.to_path_buf()));
+        self.pause();
         self.fault(op, false)?;
         let v = f()?;
         self.fault(op, true)?;
         Ok(v)
+    }
+
+    /// The pause of [`TestFs::jittered`], if it is one.
+    fn pause(&self) {
+        let mut x = self.0.jitter.get();
+        if x == 0 {
+            return;
+        }
+        // xorshift64: any generator will do, the seed makes a run repeatable
+        // as far as the scheduler lets it
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0.jitter.set(x);
+        match x % 64 {
+            0..=7 => std::thread::yield_now(),
+            8..=11 => std::thread::sleep(std::time::Duration::from_micros(x >> 56)),
+            12..=13 => std::thread::sleep(std::time::Duration::from_micros(1000 + (x >> 52))),
+            _ => {}
+        }
     }
 
     fn fault(&self, op: Op, after: bool) -> io::Result<()> {
