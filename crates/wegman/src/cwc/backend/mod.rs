@@ -77,9 +77,11 @@ trait Lanes: Sized {
     const GROUP_BYTES: usize;
     fn build(token: Self::Token, p: &soft::Powers) -> Box<Self>;
     fn run(token: Self::Token, lanes: &Self, r: u128, data: &[u8]) -> u128;
-    /// A run (at least `MIN_BYTES`) of a key whose table is not built.
-    fn unbuilt(_token: Self::Token, p: &soft::Powers, r: u128, data: &[u8]) -> u128 {
-        p.absorb(r, data)
+    /// R after `run` (whole groups, at least `MIN_BYTES` with the rest) for
+    /// a key whose table is not built, if the lanes take it without the
+    /// table; `None` leaves the whole of the data to the portable code.
+    fn unbuilt(_token: Self::Token, _p: &soft::Powers, _r: u128, _run: &[u8]) -> Option<u128> {
+        None
     }
 }
 
@@ -114,12 +116,10 @@ impl Lanes for x86_avx2::Powers {
     fn run(token: Self::Token, lanes: &Self, r: u128, data: &[u8]) -> u128 {
         x86_avx2::absorb(token, lanes, r, data)
     }
-    fn unbuilt(token: Self::Token, p: &soft::Powers, r: u128, data: &[u8]) -> u128 {
-        if data.len() < x86_avx2::SHORT_MIN_BYTES {
-            return p.absorb(r, data);
-        }
-        let (run, rest) = data.split_at(data.len() - data.len() % Self::GROUP_BYTES);
-        p.absorb(x86_avx2::absorb_short(token, p, r, run), rest)
+    fn unbuilt(token: Self::Token, p: &soft::Powers, r: u128, run: &[u8]) -> Option<u128> {
+        // SHORT_MIN_BYTES is whole groups: the run reaches it when the data does.
+        const _: () = assert!(x86_avx2::SHORT_MIN_BYTES.is_multiple_of(x86_avx2::Powers::GROUP_BYTES));
+        (run.len() >= x86_avx2::SHORT_MIN_BYTES).then(|| x86_avx2::absorb_short(token, p, r, run))
     }
 }
 
@@ -131,11 +131,15 @@ fn absorb_lanes<L: Lanes>(p: &soft::Powers, lanes: &Lazy<L>, token: L::Token, r:
     if data.len() < L::MIN_BYTES {
         return p.absorb(r, data);
     }
-    let Some(lanes) = lanes.offer(data.len(), L::BUILD_AFTER_BYTES, || L::build(token, p)) else {
-        return L::unbuilt(token, p, r, data);
-    };
     let (run, rest) = data.split_at(data.len() - data.len() % L::GROUP_BYTES);
-    p.absorb(L::run(token, lanes, r, run), rest)
+    let after_run = match lanes.offer(data.len(), L::BUILD_AFTER_BYTES, || L::build(token, p)) {
+        Some(lanes) => L::run(token, lanes, r, run),
+        None => match L::unbuilt(token, p, r, run) {
+            Some(after_run) => after_run,
+            None => return p.absorb(r, data),
+        },
+    };
+    p.absorb(after_run, rest)
 }
 
 /// R after `data` on the IFMA tier: long runs under the per-coefficient
