@@ -97,8 +97,8 @@ fn threads_racing_without_the_lock_never_share_a_nonce() {
 
 #[test]
 fn threads_paused_at_random_between_their_steps_never_share_a_nonce() {
-    // The race above, with every thread pausing at random before one file
-    // operation in four: stale listings, reads of names that were freed and
+    // The race above, with every thread pausing at random before about one
+    // file operation in five (TestFs::jittered): stale listings, reads of names that were freed and
     // linked again, links into recycled names, as a loaded machine makes
     // them. The race alone (without pauses) missed the stale-listing bug
     // unless other processes loaded the CPU.

@@ -87,10 +87,11 @@ impl TestFs {
         TestFs(Rc::new(State { unlocked: true, ..State::default() }))
     }
 
-    /// As [`TestFs::unlocked`], and before one operation in four (at
-    /// random, from `seed`) the thread pauses: it yields, or sleeps up to
-    /// 255 µs, so that other writers run between any two of its steps, as
-    /// under a loaded scheduler.
+    /// As [`TestFs::unlocked`], and before about one operation in five (at
+    /// random, from `seed`) the thread pauses: it yields (8 in 64), sleeps
+    /// up to 255 µs (4 in 64) or 1–5 ms (2 in 64), so that other writers
+    /// run between any two of its steps, and now and then run far ahead,
+    /// as under a loaded scheduler.
     pub fn jittered(seed: u64) -> TestFs {
         let fs = TestFs::unlocked();
         fs.0.jitter.set(seed | 1);
