@@ -46,10 +46,12 @@ pub(crate) enum HashKey {
     Portable(soft::Powers),
     #[cfg(target_arch = "x86_64")]
     /// Eight lanes of 44-bit limbs (Kh^1 … Kh^16). The lane powers are
-    /// built on the key's first run long enough for the lanes
-    /// ([`Lanes::BUILD_AFTER_BYTES`]; a one-shot key that only sees short
-    /// messages never pays for them), boxed (wiped by their own drop before
-    /// the memory is freed), so a key moved around by value stays small.
+    /// boxed (wiped by their own drop before the memory is freed, so a key
+    /// moved around by value stays small) once the key has offered the
+    /// lanes [`Lanes::BUILD_AFTER_BYTES`]; before that, runs from
+    /// [`x86_avx512ifma::SHORT_MIN_BYTES`] go through the lanes under the
+    /// same powers built on the stack for the run (a one-shot key allocates
+    /// nothing), shorter ones portable.
     /// Once the key has offered [`x86_avx512ifma_words::BUILD_AFTER_BYTES`]
     /// in long runs, also the powers of every coefficient of a span.
     Ifma(soft::Powers, Lazy<x86_avx512ifma::Powers>, Lazy<x86_avx512ifma_words::Table>, crate::cpu::Avx512Ifma),
@@ -89,18 +91,19 @@ trait Lanes: Sized {
 impl Lanes for x86_avx512ifma::Powers {
     type Token = crate::cpu::Avx512Ifma;
     const MIN_BYTES: usize = x86_avx512ifma::MIN_BYTES;
-    // A fresh key (new + encrypt, Zen 4, five alternating runs, medians)
-    // with the table built on its first run against never built: 256 bytes
-    // 1,045 against 989 ticks, 384 bytes 1,053 against 1,083, 576 bytes
-    // 1,130 against 1,291. So a key builds it once it has offered two
-    // groups' worth of runs; a run that brings it there uses it at once.
-    const BUILD_AFTER_BYTES: usize = 2 * x86_avx512ifma::MIN_BYTES;
+    // Until a key has offered this much, its runs build the powers on the
+    // stack (`unbuilt`): the boxed table's allocation, `OnceLock` and free
+    // were a twentieth of a one-shot 576-byte encryption on Zen 4.
+    const BUILD_AFTER_BYTES: usize = 4096;
     const GROUP_BYTES: usize = 96;
     fn build(token: Self::Token, p: &soft::Powers) -> Box<Self> {
         x86_avx512ifma::Powers::new(token, p)
     }
     fn run(token: Self::Token, lanes: &Self, r: u128, data: &[u8]) -> u128 {
         x86_avx512ifma::absorb(token, lanes, r, data)
+    }
+    fn unbuilt(token: Self::Token, p: &soft::Powers, r: u128, run: &[u8]) -> Option<u128> {
+        (run.len() >= x86_avx512ifma::SHORT_MIN_BYTES).then(|| x86_avx512ifma::absorb_unbuilt(token, p, r, run))
     }
 }
 
@@ -270,41 +273,86 @@ pub(crate) use soft::{canonical, mul};
 mod tests {
     use super::*;
 
-    /// The AVX2 lane powers are built on the run that brings the bytes a key
-    /// has offered the lanes to `BUILD_AFTER_BYTES`, not before (runs
-    /// shorter than the lanes take are not counted), and the hash is the
-    /// same on both sides of it; before it, runs below and from
-    /// `SHORT_MIN_BYTES` (portable, and the short powers) alternate.
+    /// The lane powers of each lane tier are built on the run that brings
+    /// the bytes a key has offered the lanes to its `BUILD_AFTER_BYTES`, not
+    /// before (runs shorter than the lanes take are not counted), and the
+    /// hash is the same on both sides of it; before it, runs below and from
+    /// the tier's `SHORT_MIN_BYTES` (portable, and powers built for the run)
+    /// alternate.
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn avx2_lane_powers_are_built_once_the_key_has_offered_enough() {
-        let Some(avx2) = Features::detect().every_level().into_iter().find(|f| f.tier().starts_with("avx2")) else {
-            return; // no AVX2 here (or capped below it)
-        };
-        let kh = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128 >> 1;
-        let key = HashKey::select(&kh, avx2);
-        let built = |k: &HashKey| matches!(k, HashKey::Avx2(_, lanes, ..) if lanes.get().is_some());
-        let soft = soft::Powers::new(kh);
-        let short = vec![0xa5u8; x86_avx2::MIN_BYTES - 12];
-        let two = [vec![0x5au8; x86_avx2::SHORT_MIN_BYTES - 48], vec![0x3cu8; x86_avx2::SHORT_MIN_BYTES + 60]];
-        let mut offered = 0;
-        for _ in 0..50 {
-            assert_eq!(key.absorb(7, &short), soft.absorb(7, &short));
-        }
-        assert!(!built(&key), "runs the lanes do not take are not counted");
-        let mut runs = two.iter().cycle();
-        let run = loop {
-            let run = runs.next().expect("endless");
-            if offered + run.len() >= x86_avx2::BUILD_AFTER_BYTES {
-                break run;
+    fn lane_powers_are_built_once_the_key_has_offered_enough() {
+        for features in Features::detect().every_level() {
+            let kh = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128 >> 1;
+            let key = HashKey::select(&kh, features);
+            let (min, short_min, after) = match &key {
+                HashKey::Portable(_) => continue,
+                HashKey::Ifma(..) => (
+                    x86_avx512ifma::MIN_BYTES,
+                    x86_avx512ifma::SHORT_MIN_BYTES,
+                    <x86_avx512ifma::Powers as Lanes>::BUILD_AFTER_BYTES,
+                ),
+                HashKey::Avx2(..) => (x86_avx2::MIN_BYTES, x86_avx2::SHORT_MIN_BYTES, x86_avx2::BUILD_AFTER_BYTES),
+            };
+            let built = |k: &HashKey| match k {
+                HashKey::Ifma(_, lanes, ..) => lanes.get().is_some(),
+                HashKey::Avx2(_, lanes, _) => lanes.get().is_some(),
+                HashKey::Portable(_) => false,
+            };
+            let soft = soft::Powers::new(kh);
+            let short = vec![0xa5u8; min - 12];
+            let two = [vec![0x5au8; short_min - 48], vec![0x3cu8; short_min + 60]];
+            assert!(two[0].len() >= min, "{}: the first run reaches the lanes", features.tier());
+            for _ in 0..50 {
+                assert_eq!(key.absorb(7, &short), soft.absorb(7, &short));
             }
+            assert!(!built(&key), "{}: runs the lanes do not take are not counted", features.tier());
+            let mut offered = 0;
+            let mut runs = two.iter().cycle();
+            let run = loop {
+                let run = runs.next().expect("endless");
+                if offered + run.len() >= after {
+                    break run;
+                }
+                assert_eq!(canonical(key.absorb(7, run)), canonical(soft.absorb(7, run)));
+                offered += run.len();
+                assert!(!built(&key), "{}: built after {offered} bytes", features.tier());
+            };
             assert_eq!(canonical(key.absorb(7, run)), canonical(soft.absorb(7, run)));
-            offered += run.len();
-            assert!(!built(&key), "built after {offered} bytes");
-        };
-        assert_eq!(canonical(key.absorb(7, run)), canonical(soft.absorb(7, run)));
-        assert!(built(&key), "not built after {} bytes", offered + run.len());
-        assert_eq!(canonical(key.absorb(7, run)), canonical(soft.absorb(7, run)));
+            assert!(built(&key), "{}: not built after {} bytes", features.tier(), offered + run.len());
+            assert_eq!(canonical(key.absorb(7, run)), canonical(soft.absorb(7, run)));
+        }
+    }
+
+    /// A fresh key of every tier this CPU has, at every run length up to
+    /// 4 KiB (whole coefficients): the portable hash below the lanes, the
+    /// powers built for the run, the first runs of the boxed table; R at
+    /// its extremes, coefficients all ones or random.
+    #[test]
+    fn a_fresh_key_equals_the_portable_hash_at_every_length_to_4_kib() {
+        let p127 = (1u128 << 127) - 1;
+        let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15);
+        let random: Vec<u8> = (0..4104).map(|_| next() as u8).collect();
+        let ones = vec![0xffu8; 4104];
+        for features in Features::detect().every_level() {
+            for (i, kh) in
+                [p127 - 1, (1 << 126) + 1, u128::from(next()) << 60 | u128::from(next())].into_iter().enumerate()
+            {
+                let soft = soft::Powers::new(kh);
+                for len in (0..=4104).step_by(12) {
+                    let data = if (len / 12 + i) % 3 == 0 { &ones[..len] } else { &random[..len] };
+                    let r = [0, 1, p127, 1 << 127][(len / 12) % 4];
+                    let got = HashKey::select(&kh, features).absorb(r, data);
+                    assert!(got <= 1 << 127);
+                    assert_eq!(
+                        canonical(got),
+                        canonical(soft.absorb(r, data)),
+                        "{} kh {kh:x} len {len}",
+                        features.tier()
+                    );
+                }
+            }
+        }
     }
 
     /// The IFMA per-coefficient table is built once the key has offered it
