@@ -82,9 +82,7 @@ trait Lanes: Sized {
     /// R after `run` (whole groups, at least `MIN_BYTES` with the rest) for
     /// a key whose table is not built, if the lanes take it without the
     /// table; `None` leaves the whole of the data to the portable code.
-    fn unbuilt(_token: Self::Token, _p: &soft::Powers, _r: u128, _run: &[u8]) -> Option<u128> {
-        None
-    }
+    fn unbuilt(token: Self::Token, p: &soft::Powers, r: u128, run: &[u8]) -> Option<u128>;
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -321,6 +319,36 @@ mod tests {
             assert_eq!(canonical(key.absorb(7, run)), canonical(soft.absorb(7, run)));
             assert!(built(&key), "{}: not built after {} bytes", features.tier(), offered + run.len());
             assert_eq!(canonical(key.absorb(7, run)), canonical(soft.absorb(7, run)));
+        }
+    }
+
+    /// Each lane tier takes a run of an unbuilt key into the lanes from its
+    /// `SHORT_MIN_BYTES` (whole groups) and leaves shorter ones portable
+    /// (`None`); what it takes equals the portable hash. Only the speed
+    /// depends on this choice, so the equality tests cannot see it.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn unbuilt_keys_take_runs_into_the_lanes_from_their_threshold() {
+        fn check<L: Lanes>(token: L::Token, short_min: usize) {
+            let kh = (1u128 << 126) + 12345;
+            let soft = soft::Powers::new(kh);
+            let data: Vec<u8> = (0..short_min + 2 * L::GROUP_BYTES).map(|i| (i * 13 + 5) as u8).collect();
+            for len in (L::MIN_BYTES..=data.len()).step_by(L::GROUP_BYTES) {
+                let got = L::unbuilt(token, &soft, 3, &data[..len]);
+                if len < short_min {
+                    assert_eq!(got, None, "{len}");
+                } else {
+                    let got = got.unwrap_or_else(|| panic!("{len}: left portable"));
+                    assert_eq!(canonical(got), canonical(soft.absorb(3, &data[..len])), "{len}");
+                }
+            }
+        }
+        let features = Features::detect();
+        if let Some(token) = features.avx512ifma() {
+            check::<x86_avx512ifma::Powers>(token, x86_avx512ifma::SHORT_MIN_BYTES);
+        }
+        if let Some(token) = features.avx2() {
+            check::<x86_avx2::Powers>(token, x86_avx2::SHORT_MIN_BYTES);
         }
     }
 
