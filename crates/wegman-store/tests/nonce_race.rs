@@ -98,10 +98,10 @@ fn threads_racing_without_the_lock_never_share_a_nonce() {
 #[test]
 fn threads_paused_at_random_between_their_steps_never_share_a_nonce() {
     // The race above, with every thread pausing at random before about one
-    // file operation in five (TestFs::jittered): stale listings, reads of names that were freed and
-    // linked again, links into recycled names, as a loaded machine makes
-    // them. The race alone (without pauses) missed the stale-listing bug
-    // unless other processes loaded the CPU.
+    // file operation in five (TestFs::jittered): stale listings, reads of
+    // names that were freed and linked again, links into recycled names, as
+    // a loaded machine makes them. The race alone (without pauses) missed
+    // the stale-listing bug unless other processes loaded the CPU.
     for round in 0..8 {
         let seed = move |t: u64| TestFs::jittered(0x9e37_79b9_7f4a_7c15 ^ (t << 8) ^ round);
         race(60, seed).unwrap_or_else(|e| panic!("round {round}: {e}"));
