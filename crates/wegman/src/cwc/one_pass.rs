@@ -212,23 +212,21 @@ impl RawDecryptor<'_> {
         let mine = key.mac_of(e, &pad, self.tag_len);
         pad.zeroize();
         let verdict = public_verdict(tag_eq(&mine, &self.tag[..self.tag_len]));
-        if verdict.is_ok() && decrypted {
+        if verdict.is_err() {
+            // SAFETY: `m` is valid for `len` writable bytes (caller contract).
+            unsafe { wipe_raw(m, len) };
+        } else if decrypted {
             // SAFETY: the last chunk's `last.len()` bytes end at `len`, inside
             // `m` (caller contract); the source is the local buffer.
             unsafe { copy(last.as_ptr(), m.wrapping_add(off), last.len()) };
-        } else if verdict.is_ok() {
-            if !last.is_empty() {
-                // SAFETY: the last chunk's `last.len() > 0` bytes end at
-                // `len`, inside `m`'s writable bytes (caller contract), so
-                // `m` is not NULL; they do not overlap the local buffer. The
-                // slice is only written (`apply_inout` never reads its
-                // output) and dropped before returning.
-                let dst = unsafe { core::slice::from_raw_parts_mut(m.wrapping_add(off), last.len()) };
-                ctr.apply_inout(&key.cipher, InOutBuf::new(&*last, dst).expect("equal lengths"), None);
-            }
-        } else {
-            // SAFETY: `m` is valid for `len` writable bytes (caller contract).
-            unsafe { wipe_raw(m, len) };
+        } else if !last.is_empty() {
+            // SAFETY: the last chunk's `last.len() > 0` bytes end at `len`,
+            // inside `m`'s writable bytes (caller contract), so `m` is not
+            // NULL; they do not overlap the local buffer. The slice is only
+            // written (`apply_inout` never reads its output) and dropped
+            // before returning.
+            let dst = unsafe { core::slice::from_raw_parts_mut(m.wrapping_add(off), last.len()) };
+            ctr.apply_inout(&key.cipher, InOutBuf::new(&*last, dst).expect("equal lengths"), None);
         }
         if decrypted {
             // Then the local buffer holds the message's plaintext at its
