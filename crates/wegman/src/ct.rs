@@ -67,12 +67,12 @@ pub(crate) fn wipe(buf: &mut [u8]) {
     core::hint::black_box(buf);
 }
 
-/// A byte buffer that is [`wipe`]d when dropped (unwinding included).
-pub(crate) struct WipedVec(pub(crate) Vec<u8>);
+/// Bytes that are [`wipe`]d when this is dropped (unwinding included).
+pub(crate) struct WipeOnDrop<'a>(pub(crate) &'a mut [u8]);
 
-impl Drop for WipedVec {
+impl Drop for WipeOnDrop<'_> {
     fn drop(&mut self) {
-        wipe(&mut self.0);
+        wipe(self.0);
     }
 }
 

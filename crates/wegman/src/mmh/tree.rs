@@ -204,40 +204,88 @@ fn pad_last(block: &mut [u8], fill: usize) {
 }
 
 /// Messages up to this length are hashed by [`hash_whole`]: its level-1
-/// buffer is at most (len/B + 1)·w = 8,208 bytes; longer messages stream
+/// outputs are at most (len/B + 1)·w = 8,208 bytes; longer messages stream
 /// through [`Tree`], whose memory does not grow with the message.
 pub(crate) const WHOLE_MAX: usize = 64 << 10;
+
+/// The most bytes [`hash_whole`]'s levels hold at once: level 1's outputs
+/// and level 2's, (64 KiB / 128 + 1)·16 and (8,208 / 128 + 1)·16 (the
+/// widest output per block byte, MMH32x4's 16 per 128).
+const WHOLE_LEVELS_MAX: usize = 8208 + 1040;
 
 /// The tree hash H of a whole message held in memory (spec §3), level by
 /// level, without the streaming state: each level's full blocks are hashed
 /// straight from its input, then its padded last block (`S || 0x01 || 0…`,
 /// always present); a level with no full block gives H. The same H as
 /// [`Tree`] (tested below). `keys` must hold the levels the length needs.
+///
+/// The levels' outputs live on the stack, in the smallest of three buffers
+/// that holds levels 1 and 2 (256 bytes, 2.5 KiB, 9 KiB: zero-filling is
+/// the price of each; 2.5 KiB holds MMH32x4's for 16 KiB): they were heap blocks, and allocating, zeroing and
+/// freeing three of them was 15–17 % of an 8 KiB MMH32x4 tag (perf, Intel
+/// Xeon 6/207).
 pub(crate) fn hash_whole(alg: Alg, keys: &Keys, message: &[u8]) -> [u8; MAX_TAG_BYTES] {
     debug_assert!(message.len() <= WHOLE_MAX);
     let (bb, w) = (alg.block_bytes(), alg.output_bytes());
-    let mut last = [0u8; MAX_BLOCK_BYTES];
-    let mut level: crate::ct::WipedVec;
-    let mut input = message;
+    if message.len() < bb {
+        // Level 0's padded block gives H: no level above it.
+        let mut last = [0u8; MAX_BLOCK_BYTES];
+        last[..message.len()].copy_from_slice(message);
+        pad_last(&mut last[..bb], message.len());
+        let mut h = [0u8; MAX_TAG_BYTES];
+        keys.absorb(0, &last[..bb], &mut h[..w]);
+        crate::ct::wipe(&mut last);
+        return h;
+    }
+    let (first, need) = room_for(alg, message.len());
+    if need <= 256 {
+        levels(alg, keys, message, &mut [0u8; 256][..need], first)
+    } else if need <= 2560 {
+        levels(alg, keys, message, &mut [0u8; 2560][..need], first)
+    } else {
+        levels(alg, keys, message, &mut [0u8; WHOLE_LEVELS_MAX][..need], first)
+    }
+}
+
+/// Level 1's output bytes for a message of `len` (at least a block), and
+/// those of levels 1 and 2 together.
+fn room_for(alg: Alg, len: usize) -> (usize, usize) {
+    let (bb, w) = (alg.block_bytes(), alg.output_bytes());
+    let first = (len / bb + 1) * w;
+    (first, first + (first / bb + 1) * w)
+}
+
+/// [`hash_whole`] with `room` for the levels' outputs: odd levels write at
+/// its start (`first` bytes, level 1's size, the largest), even ones after
+/// it; each level's input is the other part. `room` is wiped before
+/// returning (and by a guard if a backend panics).
+fn levels(alg: Alg, keys: &Keys, message: &[u8], room: &mut [u8], first: usize) -> [u8; MAX_TAG_BYTES] {
+    let (bb, w) = (alg.block_bytes(), alg.output_bytes());
+    let room = crate::ct::WipeOnDrop(room);
+    let last = crate::ct::WipeOnDrop(&mut [0u8; MAX_BLOCK_BYTES][..bb]);
+    let (odd, even) = room.0.split_at_mut(first);
+    // Level j's input: the message, or `len` bytes of the part level j − 1
+    // wrote (`odd` when j − 1 is odd).
+    let mut len = message.len();
     let mut j = 0;
     loop {
+        let (input, out): (&[u8], &mut [u8]) = match j {
+            0 => (message, &mut *odd),
+            _ if j % 2 == 1 => (&odd[..len], &mut *even),
+            _ => (&even[..len], &mut *odd),
+        };
         let full = input.len() / bb;
         let rest = &input[full * bb..];
-        last[..rest.len()].copy_from_slice(rest);
-        pad_last(&mut last[..bb], rest.len());
+        last.0[..rest.len()].copy_from_slice(rest);
+        pad_last(last.0, rest.len());
         if full == 0 {
             let mut h = [0u8; MAX_TAG_BYTES];
-            keys.absorb(j, &last[..bb], &mut h[..w]);
-            crate::ct::wipe(&mut last);
+            keys.absorb(j, last.0, &mut h[..w]);
             return h;
         }
-        // Wiped with one memset when dropped: `Zeroizing`'s volatile loop
-        // (a byte a cycle) was a sixth of a 16 KiB MMH32 tag.
-        let mut out = crate::ct::WipedVec(vec![0u8; (full + 1) * w]);
-        keys.absorb(j, &input[..full * bb], &mut out.0[..full * w]);
-        keys.absorb(j, &last[..bb], &mut out.0[full * w..]);
-        level = out; // the previous level's outputs are wiped as they drop
-        input = &level.0;
+        keys.absorb(j, &input[..full * bb], &mut out[..full * w]);
+        keys.absorb(j, last.0, &mut out[full * w..(full + 1) * w]);
+        len = (full + 1) * w;
         j += 1;
     }
 }
@@ -292,7 +340,13 @@ mod tests {
             let levels = |l: usize| alg.levels_for_len(l as u128);
             let opens: Vec<usize> = (1..=WHOLE_MAX).filter(|&l| levels(l) != levels(l - 1)).collect();
             assert!(opens.len() >= 2, "{alg}: at least levels 2 and 3 open below 64 KiB");
-            for edge in opens.into_iter().chain([4096, 16384, WHOLE_MAX]) {
+            // and where hash_whole's levels move to a larger stack buffer
+            let tier = |l: usize| l >= bb && room_for(alg, l).1 > 256;
+            let big = |l: usize| l >= bb && room_for(alg, l).1 > 2560;
+            let tiers: Vec<usize> =
+                (1..=WHOLE_MAX).filter(|&l| tier(l) != tier(l - 1) || big(l) != big(l - 1)).collect();
+            assert!(!tiers.is_empty(), "{alg}: the levels outgrow the smallest buffer below 64 KiB");
+            for edge in opens.into_iter().chain(tiers).chain([4096, 16384, WHOLE_MAX]) {
                 lens.extend(edge.saturating_sub(w + 1)..=(edge + w + 1).min(WHOLE_MAX));
             }
             for len in lens.into_iter().filter(|&l| l <= WHOLE_MAX) {
