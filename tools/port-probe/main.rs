@@ -471,4 +471,17 @@ fn ifma(rate: &dyn Fn(&str, f64, &dyn Fn(u64))) {
     rate("vpmadd52luq + vpsrlq imm, 1:1 (both counted)", 96.0, &zmm_pairs!("vpmadd52luq", "zmm12, zmm13", "vpsrlq", "zmm12, 44"));
     rate("vaesenc + vpmadd52luq, 1:1 (both counted)", 96.0, &zmm_pairs!("vaesenc", "vpmadd52luq"));
     rate("vaesenc + vpaddq, 1:1 (both counted)", 96.0, &zmm_pairs!("vaesenc", "vpaddq"));
+    rate("vaesenc + vpsrlq imm, 1:1 (both counted)", 96.0, &zmm_pairs!("vaesenc", "zmm12, zmm13", "vpsrlq", "zmm12, 44"));
+    // MMH32 and NMH32's 512-bit leaf: products, the odd words' shifts or
+    // shuffles, the adds.
+    rate("vpmuludq zmm", 96.0, &zmm_pairs!("vpmuludq", "vpmuludq"));
+    rate("vpshufd zmm, imm", 96.0, &zmm_pairs!("vpshufd", "zmm12, 0xf5", "vpshufd", "zmm12, 0xf5"));
+    rate("vpmuludq + vpsrlq imm, 1:1 (both counted)", 96.0, &zmm_pairs!("vpmuludq", "zmm12, zmm13", "vpsrlq", "zmm12, 32"));
+    rate("vpmuludq + vpshufd imm, 1:1 (both counted)", 96.0, &zmm_pairs!("vpmuludq", "zmm12, zmm13", "vpshufd", "zmm12, 0xf5"));
+    rate("vpsrlq imm + vpshufd imm, 1:1 (both counted)", 96.0, &zmm_pairs!("vpsrlq", "zmm12, 32", "vpshufd", "zmm12, 0xf5"));
+    // CWC-HASH's IFMA load: two byte permutes from two registers per group.
+    rate("vpermt2b zmm", 96.0, &zmm_pairs!("vpermt2b", "vpermt2b"));
+    rate("vpermb zmm", 96.0, &zmm_pairs!("vpermb", "vpermb"));
+    rate("vpermt2b + vpmadd52luq, 1:1 (both counted)", 96.0, &zmm_pairs!("vpermt2b", "vpmadd52luq"));
+    rate("vpermb + vpmadd52luq, 1:1 (both counted)", 96.0, &zmm_pairs!("vpermb", "vpmadd52luq"));
 }
