@@ -307,8 +307,11 @@ impl CwcKey {
         check_tag_len(tag_len)?;
         check_len("message", plaintext.len() as u64)?;
         let mut out = Vec::with_capacity(plaintext.len() + tag_len);
-        out.extend_from_slice(plaintext);
-        let tag = self.encrypt_detached(nonce, aad, &mut out, tag_len)?;
+        // Zeros, then counter mode from the plaintext into them: writing
+        // the buffer costs less than copying the plaintext into it first
+        // (a read and a write) and encrypting in place.
+        out.resize(plaintext.len(), 0);
+        let tag = self.encrypt_into(nonce, aad, plaintext, &mut out, tag_len)?;
         out.extend_from_slice(tag.as_slice());
         Ok(out)
     }
