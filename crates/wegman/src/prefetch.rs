@@ -25,3 +25,27 @@ pub(crate) fn lines<T>(x: &T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
 }
+
+/// Prefetch every cache line of the elements of `x`.
+#[inline]
+pub(crate) fn slice<T>(x: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let p = x.as_ptr().cast::<u8>();
+        let size = core::mem::size_of_val(x);
+        // Every 64 bytes from the start, and the last byte.
+        let mut off = 0;
+        while off < size {
+            // SAFETY: SSE is baseline on x86-64; the address is inside `x`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off).cast()) };
+            off += 64;
+        }
+        if size > 0 {
+            // SAFETY: as above.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(size - 1).cast()) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}

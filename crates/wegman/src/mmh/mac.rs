@@ -99,6 +99,7 @@ impl MacKey {
     /// The tag of `message` under `nonce`.
     pub fn mac(&self, nonce: &[u8; NONCE_BYTES], message: &[u8]) -> Result<Tag, Error> {
         if message.len() <= WHOLE_MAX {
+            self.keys().prefetch_for(self.alg(), message.len());
             // Whole in memory: no streaming state to set up and wipe.
             return Ok(tag_whole(self.alg(), self.keys(), self.pad(nonce), message));
         }

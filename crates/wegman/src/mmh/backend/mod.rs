@@ -98,6 +98,20 @@ impl Keys {
         }
     }
 
+    /// Ask for the cache lines of levels 0 and 1's keys if a message of
+    /// `len` bytes has a whole block (a key among many is not in cache, and
+    /// its words are behind a pointer, read only once the hash starts;
+    /// higher levels hash a few blocks at most). Shorter messages hash one
+    /// block under level 0's key, which the prefetch only delayed: 1000 keys
+    /// cycled, 0–64 bytes 0.82–1.11× the best Poly1305-AES peer with it and
+    /// 0.70–1.09 without; one hot key 3–10 % slower with it.
+    #[inline]
+    pub(crate) fn prefetch_for(&self, alg: Alg, len: usize) {
+        if len >= alg.block_bytes() {
+            self.words().prefetch(2);
+        }
+    }
+
     fn words_mut(&mut self) -> &mut soft::Keys {
         match self {
             Keys::Portable(k) => k,

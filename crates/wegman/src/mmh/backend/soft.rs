@@ -240,6 +240,15 @@ impl Keys {
         self.levels
     }
 
+    /// Ask for the cache lines of the first `levels` levels' keys.
+    pub(crate) fn prefetch(&self, levels: usize) {
+        let words = levels.min(self.levels) * self.alg.level_key_words();
+        match &self.words {
+            Words::W32(v) => crate::prefetch::slice(&v[..words]),
+            Words::W64(v) => crate::prefetch::slice(&v[..words]),
+        }
+    }
+
     /// Append the next level's key: `alg.level_key_words()` little-endian words.
     pub(crate) fn push_level(&mut self, bytes: &[u8]) {
         debug_assert_eq!(bytes.len(), self.alg.level_key_words() * self.alg.word_bytes());
