@@ -10,23 +10,10 @@
 /// reads nothing into the program.
 #[inline]
 pub(crate) fn lines<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let p = (x as *const T).cast::<u8>();
-        let size = core::mem::size_of::<T>();
-        // Every 64 bytes from the start, and the last byte (the object need
-        // not start on a line).
-        for off in (0..size).step_by(64).chain(size.checked_sub(1)) {
-            // SAFETY: SSE is baseline on x86-64; the address is inside `x`.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off).cast()) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
+    slice(core::slice::from_ref(x));
 }
 
-/// Prefetch every cache line of the elements of `x`.
+/// Prefetch every cache line the elements of `x` occupy.
 #[inline]
 pub(crate) fn slice<T>(x: &[T]) {
     #[cfg(target_arch = "x86_64")]
@@ -34,7 +21,9 @@ pub(crate) fn slice<T>(x: &[T]) {
         use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         let p = x.as_ptr().cast::<u8>();
         let size = core::mem::size_of_val(x);
-        // Every 64 bytes from the start, and the last byte.
+        // Every 64 bytes from the start, and the last byte (the elements
+        // need not start on a line). A plain loop: the iterator chain it
+        // replaced cost MMH's short tags a few percent.
         let mut off = 0;
         while off < size {
             // SAFETY: SSE is baseline on x86-64; the address is inside `x`.

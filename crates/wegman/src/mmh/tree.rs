@@ -208,10 +208,22 @@ fn pad_last(block: &mut [u8], fill: usize) {
 /// through [`Tree`], whose memory does not grow with the message.
 pub(crate) const WHOLE_MAX: usize = 64 << 10;
 
-/// The most bytes [`hash_whole`]'s levels hold at once: level 1's outputs
-/// and level 2's, (64 KiB / 128 + 1)·16 and (8,208 / 128 + 1)·16 (the
-/// widest output per block byte, MMH32x4's 16 per 128).
-const WHOLE_LEVELS_MAX: usize = 8208 + 1040;
+/// The most bytes [`hash_whole`]'s levels hold at once, over every
+/// algorithm: level 1's outputs and level 2's for a [`WHOLE_MAX`]-byte
+/// message (MMH32x4's 8,208 + 1,040, the widest output per block byte).
+const WHOLE_LEVELS_MAX: usize = {
+    let mut most = 0;
+    let mut i = 0;
+    while i < Alg::ALL.len() {
+        let need = room_for(Alg::ALL[i], WHOLE_MAX).1;
+        if need > most {
+            most = need;
+        }
+        i += 1;
+    }
+    most
+};
+const _: () = assert!(WHOLE_LEVELS_MAX == 8208 + 1040);
 
 /// The tree hash H of a whole message held in memory (spec §3), level by
 /// level, without the streaming state: each level's full blocks are hashed
@@ -221,14 +233,16 @@ const WHOLE_LEVELS_MAX: usize = 8208 + 1040;
 ///
 /// The levels' outputs live on the stack, in the smallest of three buffers
 /// that holds levels 1 and 2 (256 bytes, 2.5 KiB, 9 KiB: zero-filling is
-/// the price of each; 2.5 KiB holds MMH32x4's for 16 KiB): they were heap blocks, and allocating, zeroing and
-/// freeing three of them was 15–17 % of an 8 KiB MMH32x4 tag (perf, Intel
-/// Xeon 6/207).
+/// the price of each; 2.5 KiB holds MMH32x4's for 16 KiB): they were heap
+/// blocks, and allocating, zeroing and freeing three of them was 15–17 %
+/// of an 8 KiB MMH32x4 tag (perf, Intel Xeon 6/207).
 pub(crate) fn hash_whole(alg: Alg, keys: &Keys, message: &[u8]) -> [u8; MAX_TAG_BYTES] {
     debug_assert!(message.len() <= WHOLE_MAX);
     let (bb, w) = (alg.block_bytes(), alg.output_bytes());
     if message.len() < bb {
-        // Level 0's padded block gives H: no level above it.
+        // Level 0's padded block gives H: no level above it. Written out
+        // rather than through `levels` with no room: that took 1.5x the
+        // time of a 64-byte MMH32x4 tag (probe, Xeon 6/207).
         let mut last = [0u8; MAX_BLOCK_BYTES];
         last[..message.len()].copy_from_slice(message);
         pad_last(&mut last[..bb], message.len());
@@ -249,7 +263,7 @@ pub(crate) fn hash_whole(alg: Alg, keys: &Keys, message: &[u8]) -> [u8; MAX_TAG_
 
 /// Level 1's output bytes for a message of `len` (at least a block), and
 /// those of levels 1 and 2 together.
-fn room_for(alg: Alg, len: usize) -> (usize, usize) {
+const fn room_for(alg: Alg, len: usize) -> (usize, usize) {
     let (bb, w) = (alg.block_bytes(), alg.output_bytes());
     let first = (len / bb + 1) * w;
     (first, first + (first / bb + 1) * w)
