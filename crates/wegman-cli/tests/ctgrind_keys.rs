@@ -1,5 +1,5 @@
 //! Constant-time check of the command line's key parsing under valgrind's
-//! memcheck (the security review's finding 10): `examples/ctgrind_keys.rs` marks the hex
+//! memcheck (the security review's finding 10): wegman-ctgrind's `src/bin/ctgrind_keys.rs` marks the hex
 //! digits of key files and `--key-hex` keys undefined and parses them with
 //! the CLI's own `keyfile`/`hex` code (wegman-store's); memcheck must report nothing but
 //! the two public-by-design verdicts suppressed in `tests/ctgrind_keys.supp`
@@ -7,8 +7,8 @@
 //! before the security review, which memcheck must report: a negative control, and the
 //! proof that this test fails on that code.
 //!
-//! The example is built in release mode with line tables (so memcheck can
-//! name inlined frames) into its own target directory. Valgrind is
+//! The harness is built in release mode with line tables (so memcheck can
+//! name inlined frames), beside the Rust API harness. Valgrind is
 //! required: without it these tests fail, unless `WEGMAN_SKIP_VALGRIND=1`
 //! is set, which skips them with a message. `VALGRIND` overrides the tool.
 //! Each run prints memcheck's report as one line (`wegman_ctgrind::report`),
@@ -16,9 +16,9 @@
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
+use wegman_ctgrind::matrix::Build;
 use wegman_ctgrind::memcheck::{self, ERROR_EXIT, Run};
 
 const VALIDITY: &str = "wegman-cli-hex-validity-is-public";
@@ -28,27 +28,21 @@ fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The example, built once per test process.
+/// The harness (wegman-ctgrind's `src/bin/ctgrind_keys.rs`), built once per
+/// test process with the release profile at `CARGO_PROFILE_RELEASE_OPT_LEVEL`
+/// (3 unless set: `tools/ctgrind` sets 1, 2 and 3), in the target directory
+/// of the Rust API harness's build at that level.
 fn harness() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
-        let root = crate_dir().join("../..");
-        let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root.join("target"));
-        let target = target.join("ctgrind-cli");
-        let st = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "--locked", "--release", "-p", "wegman-cli", "--example", "ctgrind_keys"])
-            .arg("--target-dir")
-            .arg(&target)
-            .env("CARGO_PROFILE_RELEASE_DEBUG", "limited")
-            .current_dir(&root)
-            .status()
-            .expect("run cargo");
-        assert!(st.success(), "building examples/ctgrind_keys.rs failed");
-        target.join("release/examples/ctgrind_keys")
+        let opt_level = std::env::var("CARGO_PROFILE_RELEASE_OPT_LEVEL").ok().map_or(3, |v| {
+            v.parse().unwrap_or_else(|_| panic!("CARGO_PROFILE_RELEASE_OPT_LEVEL={v}: this test takes 1, 2 or 3"))
+        });
+        Build { opt_level, portable: false, leak: false }.build_bin("ctgrind_keys").unwrap_or_else(|e| panic!("{e}"))
     })
 }
 
-/// Run the example under memcheck with `args`; prints memcheck's report
+/// Run the harness under memcheck with `args`; prints memcheck's report
 /// line (for `tools/ctgrind`) as `label`.
 fn memcheck(args: &[&str], label: &str) -> Run {
     let supp = crate_dir().join("tests/ctgrind_keys.supp");

@@ -10,7 +10,7 @@
 //!   each must show; `tools/ctgrind` and `tests/ctgrind.rs` run them.
 //!
 //! Used by the harness here, the command line's key-parsing harness
-//! (`crates/wegman-cli/examples/ctgrind_keys.rs`) and the ctgrind tests of
+//! (`src/bin/ctgrind_keys.rs`, run by wegman-cli's tests) and the ctgrind tests of
 //! wegman-capi and wegman-cli.
 
 #![deny(unsafe_code)]

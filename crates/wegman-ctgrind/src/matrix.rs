@@ -79,11 +79,18 @@ impl Build {
         ctgrind_dir().join(clean.label().to_lowercase().replace(' ', "-"))
     }
 
-    /// Build the harness; returns the executable.
+    /// Build the Rust API harness; returns the executable.
     pub fn build(&self) -> Result<PathBuf, String> {
+        self.build_bin("ctgrind")
+    }
+
+    /// Build the harness `bin` of this crate (`ctgrind`, or the command
+    /// line's `ctgrind_keys`) in this build's target directory, which the
+    /// harnesses share; returns the executable.
+    pub fn build_bin(&self, bin: &str) -> Result<PathBuf, String> {
         let dir = self.target_dir();
         let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        cmd.args(["build", "--quiet", "--locked", "--release", "-p", "wegman-ctgrind", "--bin", "ctgrind"])
+        cmd.args(["build", "--quiet", "--locked", "--release", "-p", "wegman-ctgrind", "--bin", bin])
             .arg("--target-dir")
             .arg(&dir)
             .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", self.opt_level.to_string())
@@ -95,7 +102,7 @@ impl Build {
         if !st.success() {
             return Err(format!("{cmd:?} failed ({st})"));
         }
-        Ok(dir.join("release/ctgrind"))
+        Ok(dir.join("release").join(bin))
     }
 
     /// Run the harness under memcheck with `ctgrind.supp`.

@@ -1,5 +1,8 @@
 //! Constant-time check of the command line's key parsing under valgrind's
-//! memcheck, run by `tests/ctgrind_keys.rs` (not meant to be run by hand).
+//! memcheck, run by wegman-cli's `tests/ctgrind_keys.rs` (not meant to be run
+//! by hand). It lives here, beside the Rust API harness, so that both build in
+//! one target directory (`wegman_ctgrind::matrix::Build`) from the same
+//! dependencies: as an example of wegman-cli it built the CLI's own too.
 //!
 //! It builds key files in memory — the wegman format `keygen` writes, in
 //! lower and upper case, and a bare hex key — marks every hex digit of the
@@ -10,7 +13,7 @@
 //! a clean run means no branch and no index depended on a key digit. The one branch allowed is the
 //! validity verdict at the end of `base16ct`'s decoder (all digits valid or
 //! not: one bit, public by design), suppressed by name in
-//! `tests/ctgrind_keys.supp`; the test requires that suppression to be used,
+//! wegman-cli's `tests/ctgrind_keys.supp`; the test requires that suppression to be used,
 //! which proves the digits really were undefined when they were decoded.
 //! Each decoded key is checked to still carry undefined bits before it is
 //! declassified and compared with the expected bytes.
@@ -21,7 +24,7 @@
 //!
 //! The memcheck client requests (inline assembly, x86-64 only, like the
 //! machines this runs on) come from `wegman_ctgrind::client`, which the Rust
-//! API harness (`crates/wegman-ctgrind`) uses too.
+//! API harness (`src/main.rs`) uses too.
 
 use std::process::ExitCode;
 
