@@ -155,13 +155,33 @@ fn one_key(dir: &Path, i: usize, rng: &mut impl Rng, run: &mut Run) {
 #[test]
 fn no_key_byte_on_stderr_or_stdout_of_any_command() {
     let keys: usize = std::env::var("WEGMAN_KEY_HYGIENE_KEYS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("msg"), b"key hygiene").unwrap();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(0x636c_6920_6b65_7973);
-    let mut run = Run { commands: 0, failures_seen: 0 };
-    for i in 0..keys {
-        one_key(dir.path(), i, &mut rng, &mut run);
-    }
+    // The commands are processes waited on one at a time: one worker per
+    // core, each with its own directory and its own stream of keys (key i
+    // goes to worker i mod the number of workers).
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(keys.max(1));
+    let runs: Vec<Run> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                scope.spawn(move || {
+                    let dir = tempfile::tempdir().unwrap();
+                    std::fs::write(dir.path().join("msg"), b"key hygiene").unwrap();
+                    let mut rng = rand::rngs::StdRng::seed_from_u64(0x636c_6920_6b65_7973 ^ w as u64);
+                    let mut run = Run { commands: 0, failures_seen: 0 };
+                    for i in (w..keys).step_by(workers) {
+                        one_key(dir.path(), i, &mut rng, &mut run);
+                    }
+                    run
+                })
+            })
+            .collect();
+        // a worker's panic (a key shown, a wrong status) is this test's
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    let run = Run {
+        commands: runs.iter().map(|r| r.commands).sum(),
+        failures_seen: runs.iter().map(|r| r.failures_seen).sum(),
+    };
+    assert_eq!(run.commands, 10 * keys, "every key ran every command");
     println!(
         "CLI key hygiene: {keys} random keys, {} commands ({} failing with a message), 0 outputs showing a key byte",
         run.commands, run.failures_seen
