@@ -75,7 +75,9 @@ fn check(
 fn main() -> ExitCode {
     let leaky = std::env::args().any(|a| a == "--leaky");
     if !running_on_valgrind() {
-        eprintln!("ctgrind_keys: run me under valgrind (tests/ctgrind_keys.rs does): outside it nothing is checked");
+        eprintln!(
+            "ctgrind_keys: run me under valgrind (wegman-cli's tests/ctgrind_keys.rs does): outside it nothing is checked"
+        );
         return ExitCode::from(2);
     }
     // A fixed key with every nibble value in both positions.
