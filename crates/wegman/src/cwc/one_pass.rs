@@ -434,8 +434,8 @@ mod tests {
                 // refused call wrote, do not depend on which bit of the given
                 // tag is flipped; only the comparison does, which is the same
                 // code at every message length and on every CPU.
-                let every_bit = len <= 600 && !emulated();
-                let bits = (0..8 * tl).filter(|&b| every_bit || b == 0 || b == 8 * tl - 1);
+                let exhaustive = len <= 600 && !emulated();
+                let bits = (0..8 * tl).filter(|&b| exhaustive || b == 0 || b == 8 * tl - 1);
                 for bit in bits {
                     let mut bad = tag.to_vec();
                     bad[bit / 8] ^= 1 << (bit % 8);
@@ -453,7 +453,7 @@ mod tests {
                     let mut bad = c.to_vec();
                     bad[at] ^= 0x10;
                     let sealed_bad = [&bad[..], tag].concat();
-                    let want = match every_bit {
+                    let want = match exhaustive {
                         true => reference::decrypt(&k, &n, &a, &sealed_bad, tl),
                         false => portable.decrypt(&n, &a, &sealed_bad, tl).ok(),
                     };

@@ -266,7 +266,8 @@ fn add_products(t: Limbs, low: __m256i, high: __m256i, p: &Pair) -> Limbs {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn span(t: &Table, v: Limbs, rest: &[u8], hibit: u64) -> Limbs {
-    let first = PAIRS - rest.len().min(SPAN) / 32;
+    let pairs = rest.len().min(SPAN) / 32;
+    let first = PAIRS - pairs;
     // r^n: the power of the span's first word (row i, lane 0 of its pair)
     let g = &t.pairs[first].0;
     let k: Limbs = core::array::from_fn(|i| splat(g[i][0]));
@@ -282,7 +283,6 @@ fn span(t: &Table, v: Limbs, rest: &[u8], hibit: u64) -> Limbs {
     // Words 1 and 3 of each block reach the low halves by a load 4 bytes
     // on (a load port's work, not a vector ALU's as a shift is) wherever
     // those bytes exist: every pair but a run's last.
-    let pairs = rest.len().min(SPAN) / 32;
     let loaded = if rest.len() >= 32 * pairs + 4 { pairs } else { pairs - 1 };
     let ext = &rest[..32 * loaded + 4];
     let rows = &t.pairs[first..];
