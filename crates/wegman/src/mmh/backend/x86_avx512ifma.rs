@@ -243,12 +243,15 @@ fn finish8(w0: __m512i, w32: __m512i, w52: __m512i, w84: __m512i) -> __m512i {
     let c1 = _mm512_add_epi64(c1, _mm512_srli_epi64::<32>(c0));
     let c2 = _mm512_add_epi64(c2, _mm512_srli_epi64::<32>(c1));
     let c3 = _mm512_add_epi64(c3, _mm512_srli_epi64::<32>(c2));
-    let (c0, c1, c2, c3) =
-        (_mm512_and_si512(c0, m32), _mm512_and_si512(c1, m32), _mm512_and_si512(c2, m32), _mm512_and_si512(c3, m32));
-    // Fold 1, signed columns (vpmuludq: c2, c3 < 2^32).
+    let (c0, c1) = (_mm512_and_si512(c0, m32), _mm512_and_si512(c1, m32));
+    // Fold 1, signed columns. `vpmuludq` reads the low 32 bits of c2 and
+    // c3: their carried columns, and c3's mod 2^32 (the value mod 2^128),
+    // with no mask.
     let d0 = _mm512_sub_epi64(_mm512_add_epi64(c0, _mm512_set1_epi64(169)), _mm512_mul_epu32(c2, thirteen));
     let d1 = _mm512_sub_epi64(c1, _mm512_mul_epu32(c3, thirteen));
     let d1 = _mm512_add_epi64(d1, _mm512_srai_epi64::<32>(d0));
+    // (Only d2's low 32 bits are read below, so the arithmetic shift here
+    // could be a logical one: the one mutant of this file that survives.)
     let d2 = _mm512_add_epi64(thirteen, _mm512_srai_epi64::<32>(d1));
     let l = _mm512_or_si512(_mm512_and_si512(d0, m32), _mm512_slli_epi64::<32>(d1));
     // Fold 2 and the final correction.
