@@ -38,3 +38,32 @@ pub(crate) fn slice<T>(x: &[T]) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
 }
+
+/// How far ahead of the blocks in hand the MMH leaves ask for a message's
+/// lines ([`run_ahead`]).
+pub(crate) const RUN_AHEAD: usize = 2048;
+
+/// Prefetch the cache lines of bytes `from + RUN_AHEAD .. to + RUN_AHEAD`
+/// of `run`, those inside it: a leaf streaming a message not in cache
+/// otherwise waits on each line until the hardware prefetchers catch up
+/// (measured in the MMH leaves' commits). Never past the run's end: lines
+/// there may be unmapped, and a prefetch of those (which never faults)
+/// still walked the page tables each time: the MMH64 AVX2 leaf with a
+/// prefetch per block ran 8–64 KiB messages at 0.83–0.91x the best peer's
+/// time instead of 0.41–0.49 (Intel Xeon 6/207 capped to `avx2-vaes`).
+#[inline]
+pub(crate) fn run_ahead(run: &[u8], from: usize, to: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let to = (to + RUN_AHEAD).min(run.len());
+        let mut off = from + RUN_AHEAD;
+        while off < to {
+            // SAFETY: SSE is baseline on x86-64; the address is inside `run`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(run.as_ptr().wrapping_add(off).cast()) };
+            off += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (run, from, to);
+}

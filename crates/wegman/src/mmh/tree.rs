@@ -146,6 +146,11 @@ impl Tree {
             let produced = if lv.fill == 0 && data.len() >= bb {
                 // Whole blocks straight from the input.
                 let nb = (data.len() / bb).min(OUT / w);
+                // The leaves ask for their run's lines a little way ahead,
+                // never past its end; the start of the next run is asked
+                // for here, so that a long message is covered throughout.
+                let next = &data[nb * bb..];
+                crate::prefetch::slice(&next[..next.len().min(crate::prefetch::RUN_AHEAD)]);
                 keys.absorb(j, &data[..nb * bb], &mut out[..nb * w]);
                 data = &data[nb * bb..];
                 nb * w

@@ -150,8 +150,9 @@ unsafe fn mmh32_blocks<const N: usize>(_proof: Avx2, x: &[u32], blocks: &[u8], o
     let _frame = crate::frame::Align64::pin();
     let mut groups = blocks.chunks_exact(16 * K);
     let mut outs = out.chunks_exact_mut(16 * N);
-    for (g, o) in (&mut groups).zip(&mut outs) {
+    for (i, (g, o)) in (&mut groups).zip(&mut outs).enumerate() {
         let gp = g.as_ptr();
+        crate::prefetch::run_ahead(blocks, 16 * K * i, 16 * K * (i + 1));
         for t in 0..N {
             let kp = x[t..].as_ptr();
             // SAFETY: `g` is four 128-byte blocks; words t..t+32 lie within
@@ -190,8 +191,9 @@ unsafe fn nmh32_blocks(_proof: Avx2, x: &[u32], blocks: &[u8], out: &mut [u8]) {
     let k: [__m256i; 4] = core::array::from_fn(|j| unsafe { _mm256_loadu_si256(kp.add(8 * j).cast()) });
     let mut groups = blocks.chunks_exact(16 * K);
     let mut outs = out.chunks_exact_mut(16);
-    for (g, o) in (&mut groups).zip(&mut outs) {
+    for (i, (g, o)) in (&mut groups).zip(&mut outs).enumerate() {
         let gp = g.as_ptr();
+        crate::prefetch::run_ahead(blocks, 16 * K * i, 16 * K * (i + 1));
         // SAFETY: `g` is four 128-byte blocks.
         let s = unsafe {
             sums4(nmh32_acc(gp, &k), nmh32_acc(gp.add(128), &k), nmh32_acc(gp.add(256), &k), nmh32_acc(gp.add(384), &k))

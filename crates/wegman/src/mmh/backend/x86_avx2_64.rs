@@ -186,7 +186,8 @@ fn word(acc: [__m256i; 6], scalar: u128) -> u64 {
 /// `blocks` is whole 256-byte blocks and `out` holds 8·N bytes per block.
 #[target_feature(enable = "avx2,bmi2")]
 unsafe fn blocks64<const N: usize>(_proof: Avx2, x: &[u64], l: [&[u64]; 3], blocks: &[u8], out: &mut [u8]) {
-    for (b, o) in blocks.chunks_exact(8 * K).zip(out.chunks_exact_mut(8 * N)) {
+    for (i, (b, o)) in blocks.chunks_exact(8 * K).zip(out.chunks_exact_mut(8 * N)).enumerate() {
+        crate::prefetch::run_ahead(blocks, 8 * K * i, 8 * K * (i + 1));
         if N == 1 {
             // SAFETY: `b` is 256 bytes; words 0..32 lie within each l[i].
             let acc = unsafe { acc64(b.as_ptr(), l.map(|l| l.as_ptr())) };

@@ -32,12 +32,6 @@ use crate::mmh::alg::{Alg, K};
 /// Words reduced at once: a register's 64-bit lanes.
 const GROUP: usize = 8;
 
-/// How far ahead of the blocks in hand [`words`] asks for the message's
-/// lines. A prefetch never faults and reads nothing into the program, so
-/// past the end of the run it is harmless; the address is computed with
-/// wrapping arithmetic and never dereferenced.
-const PREFETCH_BYTES: usize = 2048;
-
 /// Hash every 128-byte block of `blocks` under the level key `x`
 /// (`alg.level_key_words()` words), writing `alg.toeplitz()` little-endian
 /// words per block to `out`. `alg` is one of the 32-bit algorithms.
@@ -213,11 +207,8 @@ unsafe fn words<const N: usize>(
     let words = blocks.len() / (4 * K) * N;
     let whole = words / 8 * 8;
     for (j, o) in (0..whole).step_by(8).zip(out.chunks_exact_mut(32)) {
-        // The lines of these eight words' blocks, PREFETCH_BYTES on.
-        let (start, end) = (4 * K * (j / N), 4 * K * (j + 8).div_ceil(N));
-        for off in (start..end).step_by(64) {
-            _mm_prefetch::<_MM_HINT_T0>(bp.wrapping_add(PREFETCH_BYTES + off).cast());
-        }
+        // The lines of these eight words' blocks, a little way on.
+        crate::prefetch::run_ahead(blocks, 4 * K * (j / N), 4 * K * (j + 8).div_ceil(N));
         // SAFETY: words j..j+8 < words lie in blocks below len / 128.
         store_words(o, unsafe { eight_words(bp, j, keys, acc) });
     }

@@ -94,10 +94,13 @@ unsafe fn blocks64<const N: usize>(_token: Avx512Ifma, x: &[u64], blocks: &[u8],
             *h = w >> 52;
         }
         let groups = blocks.chunks_exact(GROUP * 8 * K).zip(out.chunks_exact_mut(GROUP * 8 * N));
-        for (group, o) in groups {
+        for (g, (group, o)) in groups.enumerate() {
+            // The same lines two groups on, if the run has them (see
+            // `eight_blocks`).
+            let ahead = blocks.get((g + 2) * GROUP * 8 * K..(g + 3) * GROUP * 8 * K);
             // SAFETY: the caller's key length; `group` is eight whole
             // blocks and `o` their 8·N output bytes.
-            unsafe { eight_blocks::<N>(x, &high, group, o) };
+            unsafe { eight_blocks::<N>(x, &high, group, ahead, o) };
         }
         high.zeroize();
     }
@@ -140,20 +143,26 @@ const GROUP: usize = 8;
 /// their values shifted right by 52.
 #[target_feature(enable = "avx512f,avx512ifma")]
 #[inline]
-unsafe fn eight_blocks<const N: usize>(x: &[u64], high: &[u64; K + 1], group: &[u8], out: &mut [u8]) {
+unsafe fn eight_blocks<const N: usize>(
+    x: &[u64],
+    high: &[u64; K + 1],
+    group: &[u8],
+    ahead: Option<&[u8]>,
+    out: &mut [u8],
+) {
     debug_assert!(x.len() >= K + N - 1 && group.len() == GROUP * 8 * K && out.len() == GROUP * 8 * N);
     let low32 = _mm512_set1_epi64(0xffff_ffff);
     let mut acc = [[_mm512_setzero_si512(); 6]; N];
     for step in 0..K / 8 {
-        // The same lines two groups on: the eight blocks are read as eight
-        // interleaved streams, which the hardware prefetchers follow worse
-        // than one (a message not in cache: 1000 keys and 1 MiB messages
-        // cycled). A prefetch never faults and reads nothing into the
-        // program, so past the end of the run it is harmless; the address
-        // is computed with wrapping arithmetic and never dereferenced.
-        for b in 0..GROUP {
-            let ahead = group.as_ptr().wrapping_add(2 * GROUP * 8 * K + 8 * K * b + 64 * step);
-            _mm_prefetch::<_MM_HINT_T0>(ahead.cast());
+        // The lines of `ahead` (the group two on) that this step's loads
+        // will read there: the eight blocks are read as eight interleaved
+        // streams, which the hardware prefetchers follow worse than one (a
+        // message not in cache: 1000 keys and 1 MiB messages cycled). Only
+        // inside the run (`crate::prefetch::run_ahead` says why).
+        if let Some(ahead) = ahead {
+            for b in 0..GROUP {
+                _mm_prefetch::<_MM_HINT_T0>(ahead[8 * K * b + 64 * step..].as_ptr().cast());
+            }
         }
         // SAFETY: eight words of each block at 64·step < 256.
         let words = unsafe { transpose8(group.as_ptr().add(64 * step)) };
