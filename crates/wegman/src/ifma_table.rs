@@ -172,26 +172,75 @@ fn fold<F: Field>(acc: &Places) -> Limbs {
     ]
 }
 
-/// V · x^(8n) plus a span of n groups (1 to [`GROUPS`]), carried.
-#[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
-#[inline]
-fn span<F: Field>(f: &F, t: &Table, v: &Limbs, data: &[u8]) -> Limbs {
-    let first = GROUPS - data.len() / F::GROUP_BYTES;
-    let z = _mm512_setzero_si512();
-    let mut acc: Places = ([z; 5], [z; 5]);
+/// Where a span's groups come from, one after another: whole groups of
+/// bytes in memory ([`spans`]), or a caller that makes each group as the
+/// span reaches it (CWC's counter mode and hash in one loop,
+/// `cwc/backend/x86_avx512ifma_ctr.rs`).
+pub(crate) trait Groups<F: Field> {
+    /// Groups per call: one, or several made together (a span's count of
+    /// groups is a multiple of it).
+    type Out: AsRef<[Limbs]>;
+    /// The next groups of eight elements as limbs, as [`Field::load`] gives
+    /// them.
+    ///
+    /// # Safety
+    /// AVX-512 F, VL, IFMA and VBMI present, and whatever the source's own
+    /// contract asks.
+    unsafe fn next(&mut self) -> Self::Out;
+}
+
+/// Groups of bytes in memory, loaded by the field one at a time.
+struct Bytes<'a, F> {
+    field: &'a F,
+    data: &'a [u8],
+}
+
+impl<F: Field> Groups<F> for Bytes<'_, F> {
+    type Out = [Limbs; 1];
+
+    #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
+    #[inline]
+    unsafe fn next(&mut self) -> [Limbs; 1] {
+        let (group, rest) = self.data.split_at(F::GROUP_BYTES);
+        self.data = rest;
+        // SAFETY: the features are this function's own.
+        [unsafe { self.field.load(group) }]
+    }
+}
+
+/// V · x^(8n) plus a span of n groups (1 to [`GROUPS`], a multiple of
+/// the source's groups per call) from `src`, carried.
+///
+/// Always inlined, and with no features of its own: it takes its caller's,
+/// so a source may use more than the span does (the fused CWC leaf's
+/// VAES) and still be inlined into the loop.
+///
+/// # Safety
+/// AVX-512 F, VL, IFMA and VBMI present, and `src`'s contract for `n`
+/// groups.
+#[inline(always)]
+unsafe fn span<F: Field, G: Groups<F>>(t: &Table, v: &Limbs, n: usize, src: &mut G) -> Limbs {
+    let first = GROUPS - n;
     // x^(8n): the power of the span's first element (lane 0 of its group)
     let g = &t.groups[first].0;
-    let k: Limbs = core::array::from_fn(|i| _mm512_set1_epi64(g[i][0] as i64));
-    add_products(&mut acc, v, &k, true);
-    for (group, rows) in data.chunks_exact(F::GROUP_BYTES).zip(&t.groups[first..]) {
-        // SAFETY: each row of `rows` is 64 aligned readable bytes.
-        let e: Limbs = core::array::from_fn(|i| unsafe { _mm512_load_si512(rows.0[i].as_ptr().cast()) });
-        // SAFETY: the features are this function's own.
-        let y = unsafe { f.load(group) };
-        add_products(&mut acc, &y, &e, F::HIGH2);
+    // SAFETY: the features are the caller's contract (the intrinsics and
+    // the helpers need no more), and so is the source's for these `n`
+    // groups; each row of the table is 64 aligned readable bytes.
+    unsafe {
+        let z = _mm512_setzero_si512();
+        let mut acc: Places = ([z; 5], [z; 5]);
+        let k: Limbs = core::array::from_fn(|i| _mm512_set1_epi64(g[i][0] as i64));
+        add_products(&mut acc, v, &k, true);
+        let mut powers = t.groups[first..].iter();
+        while powers.len() > 0 {
+            let ys = src.next();
+            for (y, rows) in ys.as_ref().iter().zip(&mut powers) {
+                let e: Limbs = core::array::from_fn(|i| _mm512_load_si512(rows.0[i].as_ptr().cast()));
+                add_products(&mut acc, y, &e, F::HIGH2);
+            }
+        }
+        F::carry(fold::<F>(&acc))
     }
-    // SAFETY: as above.
-    unsafe { F::carry(fold::<F>(&acc)) }
 }
 
 /// V after `data` (whole groups) in spans of `groups` groups (1 to
@@ -204,7 +253,29 @@ pub(crate) unsafe fn spans<F: Field>(f: &F, t: &Table, v: Limbs, data: &[u8], gr
     assert!(data.len().is_multiple_of(F::GROUP_BYTES) && (1..=GROUPS).contains(&groups));
     let mut v = v;
     for piece in data.chunks(F::GROUP_BYTES * groups) {
-        v = span(f, t, &v, piece);
+        // SAFETY: the features are this function's own; the source holds
+        // the piece's whole groups.
+        v = unsafe { span(t, &v, piece.len() / F::GROUP_BYTES, &mut Bytes { field: f, data: piece }) };
+    }
+    v
+}
+
+/// V after `n` groups from `src` (a multiple of its groups per call, as
+/// [`GROUPS`] is), in spans of [`GROUPS`] groups, from V. Always inlined,
+/// with its caller's features (as [`span`]).
+///
+/// # Safety
+/// AVX-512 F, VL, IFMA and VBMI present, and `src`'s contract for `n`
+/// groups.
+#[inline(always)]
+pub(crate) unsafe fn spans_from<F: Field, G: Groups<F>>(t: &Table, v: Limbs, n: usize, src: &mut G) -> Limbs {
+    let mut v = v;
+    let mut left = n;
+    while left > 0 {
+        let now = left.min(GROUPS);
+        // SAFETY: the caller's contract, `now` of its `n` groups.
+        v = unsafe { span(t, &v, now, src) };
+        left -= now;
     }
     v
 }

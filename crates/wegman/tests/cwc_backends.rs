@@ -156,3 +156,54 @@ fn long_messages_around_6_kib_multiples_and_forgeries_of_each_part() {
         }
     }
 }
+
+#[test]
+fn keys_with_their_tables_take_long_runs_in_one_loop_and_still_equal_the_reference() {
+    // Once a key has offered enough long runs, its hash has the IFMA table,
+    // and on a CPU with 512-bit VAES too, a run's counter mode and hash go
+    // in one loop (encryption from 4 KiB, decryption for every 15 KiB chunk
+    // before the last): lengths around the loop's 192-byte steps, its 4 KiB
+    // threshold and the chunks, with associated data; every encrypt and
+    // decrypt call against the reference, and forgeries of the ciphertext's
+    // first and last byte refused with the output zeroed.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(192);
+    for features in common::distinct_levels(|b| (b.cwc_hash, b.cwc_ctr)) {
+        for key_len in [16, 24, 32] {
+            let k: Vec<u8> = (0..key_len).map(|_| rng.random()).collect();
+            let key = CwcKey::with_features(&k, features).unwrap();
+            let n: [u8; 11] = rng.random();
+            // Offer the key 64 KiB of long runs, so that its table is built.
+            let warm = vec![0u8; 65536];
+            assert_eq!(key.encrypt(&n, b"", &warm, 16).unwrap(), reference::encrypt(&k, &n, b"", &warm, 16));
+            const CHUNK: usize = 15360;
+            let lens = [4095, 4096, 4097, 4224 - 1, 4224, 4224 + 1, 4224 + 191, 4224 + 193]
+                .into_iter()
+                .chain((1..=3).flat_map(|c| [CHUNK * c - 1, CHUNK * c, CHUNK * c + 1, CHUNK * c + 192]))
+                .chain([100_000]);
+            for len in lens {
+                let m: Vec<u8> = (0..len).map(|_| rng.random()).collect();
+                let a: Vec<u8> = (0..[0, 5, 13, 300][len % 4]).map(|_| rng.random()).collect();
+                let want = reference::encrypt(&k, &n, &a, &m, 16);
+                let case = format!("{:?} key {key_len} len {len} aad {}", expected(features), a.len());
+                assert_eq!(key.encrypt(&n, &a, &m, 16).unwrap(), want, "{case}");
+                let mut buf = m.clone();
+                let tag = key.encrypt_detached(&n, &a, &mut buf, 16).unwrap();
+                assert!([buf.as_slice(), tag.as_slice()].concat() == want, "in place, {case}");
+                let (c, t) = want.split_at(len);
+                assert!(key.decrypt(&n, &a, &want, 16).unwrap() == m, "{case}");
+                let mut back = vec![0xa5u8; len];
+                key.decrypt_into(&n, &a, c, t, &mut back).unwrap();
+                assert!(back == m, "decrypt_into, {case}");
+                for at in [0, len - 1] {
+                    let mut bad = c.to_vec();
+                    bad[at] ^= 0x10;
+                    let mut out = vec![0xa5u8; len];
+                    assert!(key.decrypt_into(&n, &a, &bad, t, &mut out).is_err(), "flip at {at}, {case}");
+                    assert!(out.iter().all(|&b| b == 0), "a refused message leaves zeros, {case}");
+                    assert!(key.decrypt_detached(&n, &a, &mut bad, t).is_err(), "in place, flip at {at}, {case}");
+                    assert!(bad.iter().all(|&b| b == 0), "in place: zeros, {case}");
+                }
+            }
+        }
+    }
+}

@@ -8,7 +8,8 @@
 //! - `x86_vaes256.rs`: counter mode, VAES on 256-bit registers (two blocks
 //!   each, AVX2 encoding; Zen 3, Alder Lake);
 //! - `x86_vaes512.rs`: counter mode, VAES on 512-bit registers (four blocks
-//!   each; AVX-512 machines).
+//!   each; AVX-512 machines), and its keystream for CWC's one loop of
+//!   counter mode and hash ([`Keystream`]).
 //!
 //! Keys used once (Poly1305-AES's AES_k(n) for a key with no cached
 //! schedule, one or eight at a time; MMH's one-shot key stream), the key
@@ -55,6 +56,8 @@ use crate::cpu::{AesNi, Vaes256, Vaes512};
 pub(crate) use key::Key;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86_schedule::RoundKeys;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86_vaes512::Keystream;
 
 /// Eight AES blocks, aligned for 64-byte stores; wiped on drop.
 #[repr(C, align(64))]

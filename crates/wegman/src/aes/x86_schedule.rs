@@ -149,6 +149,11 @@ fn expand192(key: &[u8], rk: &mut [[u8; 16]; 15]) {
 }
 
 impl RoundKeys {
+    /// 10, 12 or 14.
+    pub(crate) fn rounds(&self) -> usize {
+        self.rounds
+    }
+
     /// FIPS-197 §5.2 for a 16-, 24- or 32-byte key.
     // Built where it is returned (and inlined into the key's constructor),
     // so the round keys are not copied out of a local: a copy of freshly

@@ -32,6 +32,58 @@ ctr_leaf! {
     tail: tail,
 }
 
+/// The counter-mode keystream, `N` registers (4·N blocks) at a time, for
+/// a caller that XORs it in itself: CWC's counter mode and hash in one
+/// loop (`cwc/backend/x86_avx512ifma_ctr.rs`). The same counters, round
+/// keys and rounds as the leaf's loop; wiped on drop.
+pub(crate) struct Keystream<const ROUNDS: usize> {
+    rk: [__m512i; 15],
+    ctr: __m512i,
+}
+
+impl<const ROUNDS: usize> Keystream<ROUNDS> {
+    /// The keystream from counter block `first` of `prefix` (the caller
+    /// keeps `first` plus the blocks it takes at most 2^32), for a key of
+    /// `ROUNDS` rounds (a constant, so the rounds are unrolled; checked).
+    #[target_feature(enable = "avx512f,avx512bw,vaes,aes")]
+    pub(crate) fn new(_proof: Vaes512, keys: &RoundKeys, prefix: &[u8; 12], first: u32) -> Self {
+        assert_eq!(keys.rounds, ROUNDS);
+        let mut rk = [_mm512_setzero_si512(); 15];
+        for (v, k) in rk.iter_mut().zip(&keys.rk[..=keys.rounds]) {
+            // SAFETY: `k` is 16 readable bytes: one unaligned 16-byte load.
+            *v = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(k.as_ptr().cast()) });
+        }
+        let mut t = [0u8; 16];
+        t[..12].copy_from_slice(prefix);
+        // SAFETY: `t` is 16 readable bytes.
+        let template = _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(t.as_ptr().cast()) });
+        Keystream { rk, ctr: counters(template, first) }
+    }
+
+    /// The next `N` registers of keystream.
+    #[target_feature(enable = "avx512f,avx512bw,vaes,aes")]
+    #[inline]
+    pub(crate) fn next<const N: usize>(&mut self) -> [__m512i; N] {
+        let swap = _mm512_broadcast_i32x4(_mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+        let blocks = core::array::from_fn(|_| {
+            let b = _mm512_shuffle_epi8(self.ctr, swap);
+            self.ctr = _mm512_add_epi32(self.ctr, step());
+            b
+        });
+        encrypt::<N>(blocks, &self.rk, ROUNDS)
+    }
+}
+
+impl<const ROUNDS: usize> Drop for Keystream<ROUNDS> {
+    /// Plain stores of zeros, kept by a `black_box` the optimizer must
+    /// assume reads them.
+    fn drop(&mut self) {
+        // SAFETY: vectors of integers: all-zero bits are a valid value.
+        self.rk = unsafe { core::mem::zeroed() };
+        core::hint::black_box(&mut self.rk);
+    }
+}
+
 /// Counter blocks `first` … `first + 3`.
 #[target_feature(enable = "avx512f,avx512bw,vaes,aes")]
 #[inline]

@@ -6,8 +6,12 @@
 //! counter-mode leaf (`Key::ctr_keeping`), which loads each register of
 //! ciphertext once, writes its keystream XOR to the output and the register
 //! itself, as loaded, to a private stack buffer; that copy is then hashed
-//! (CWC-HASH). The last chunk (and every chunk of a portable key) is copied
-//! once into the private buffer and hashed there; a chunk before the last
+//! (CWC-HASH). Where the key's tiers have one loop of counter mode and hash
+//! (`HashKey::one_loop`: AVX-512 IFMA and 512-bit VAES, the hash's table
+//! built), the chunks before the last all go through it instead: it
+//! decrypts and hashes the same registers, each loaded once. The last
+//! chunk (and every chunk of a portable key) is copied once into the
+//! private buffer and hashed there; a chunk before the last
 //! is then decrypted (CWC-CTR) from there into the output, and the last
 //! one too, but only after the verdict (a message shorter than
 //! [`DECRYPT_AFTER_VERDICT_FROM`] is decrypted in the private buffer and
@@ -81,6 +85,8 @@ const DECRYPT_AFTER_VERDICT_FROM: usize = 256;
 const STREAM_CHUNK: usize = 42 * 96;
 
 const _: () = assert!(CHUNK.is_multiple_of(768) && CHUNK.is_multiple_of(16));
+#[cfg(target_arch = "x86_64")]
+const _: () = assert!(CHUNK.is_multiple_of(super::backend::OneLoop::STEP));
 const _: () = assert!(STREAM_CHUNK.is_multiple_of(96) && STREAM_CHUNK.is_multiple_of(16));
 #[cfg(target_arch = "x86_64")]
 const _: () = assert!(CHUNK >= crate::aes::CTR_MIN_BYTES);
@@ -144,6 +150,24 @@ impl RawDecryptor<'_> {
         let base = private.as_mut_ptr().cast::<u8>();
         let mut off = 0;
         let mut decrypted = false;
+        // Every chunk before the last in one loop of counter mode and hash,
+        // if the key's tiers have it: it hashes the registers it decrypts,
+        // so each byte is still read once, with no private copy.
+        #[cfg(target_arch = "x86_64")]
+        if len > CHUNK
+            && let Some(one) = key.hash.one_loop(&key.cipher, len)
+            && let Some((prefix, first)) = ctr.position()
+        {
+            let n = (len - 1) / CHUNK * CHUNK;
+            // SAFETY: `n < len`: inside `c`'s and `m`'s `len` bytes (caller
+            // contract: the same or disjoint); n is a multiple of the loop's
+            // steps (CHUNK is) and the mode's limit keeps the counters
+            // below 2^32.
+            self.r = unsafe { one.run::<true>(&prefix, first, self.r, c, m, n) };
+            ctr.advance(n / 16);
+            pad = key.mac_pad(&self.nonce);
+            off = n;
+        }
         let last = loop {
             let n = (len - off).min(CHUNK);
             // A chunk before the last, through the counter-mode leaf, which

@@ -21,6 +21,9 @@
 //!
 //! CWC-CTR's keystream for long runs of whole blocks comes from the AES
 //! layer (`crate::aes`: AES-NI, VAES-256 or VAES-512; `ctr.rs` asks its `Key`).
+//! When a key's AES runs on 512-bit VAES and its hash has the IFMA table,
+//! [`HashKey::one_loop`] gives a long run's counter mode and hash in one
+//! loop (`x86_avx512ifma_ctr.rs`).
 
 mod soft;
 #[cfg(target_arch = "x86_64")]
@@ -31,6 +34,9 @@ mod x86_avx2;
 mod x86_avx512ifma;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
+mod x86_avx512ifma_ctr;
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
 mod x86_avx512ifma_words;
 
 pub(crate) use crate::backend::Dispatch;
@@ -38,6 +44,8 @@ use crate::backend::{Lanes as Leaf, Platform};
 use crate::cpu::Features;
 #[cfg(target_arch = "x86_64")]
 use crate::lazy::Lazy;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86_avx512ifma_ctr::OneLoop;
 
 #[derive(Clone)]
 // One per key; the portable powers stay inline (no heap copy to wipe).
@@ -143,9 +151,33 @@ fn absorb_lanes<L: Lanes>(p: &soft::Powers, lanes: &Lazy<L>, token: L::Token, r:
     p.absorb(after_run, rest)
 }
 
+/// The per-coefficient table for a run of `len` bytes, if the run is long
+/// enough and the key has offered enough of them (the table is built from
+/// the lane powers, built first if need be).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn table_for<'a>(
+    p: &soft::Powers,
+    lanes: &Lazy<x86_avx512ifma::Powers>,
+    table: &'a Lazy<x86_avx512ifma_words::Table>,
+    token: crate::cpu::Avx512Ifma,
+    len: usize,
+) -> Option<&'a x86_avx512ifma_words::Table> {
+    use x86_avx512ifma_words as words;
+    // A run this long builds the lane powers on its own (it is more than
+    // their `BUILD_AFTER_BYTES`), so a key's first message can build both.
+    const _: () = assert!(words::MIN_RUN_BYTES >= <x86_avx512ifma::Powers as Lanes>::BUILD_AFTER_BYTES);
+    if len < words::MIN_RUN_BYTES {
+        return None;
+    }
+    let powers =
+        lanes.offer(len, x86_avx512ifma::Powers::BUILD_AFTER_BYTES, || x86_avx512ifma::Powers::build(token, p))?;
+    table.offer(len, words::BUILD_AFTER_BYTES, || words::table(token, powers))
+}
+
 /// R after `data` on the IFMA tier: long runs under the per-coefficient
-/// table once the key has offered enough of them (the table is built from
-/// the lane powers, built first if need be), the rest as [`absorb_lanes`].
+/// table once the key has offered enough of them ([`table_for`]), the rest
+/// as [`absorb_lanes`].
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn absorb_ifma(
@@ -156,17 +188,9 @@ fn absorb_ifma(
     r: u128,
     data: &[u8],
 ) -> u128 {
-    use x86_avx512ifma_words as words;
-    // A run this long builds the lane powers on its own (it is more than
-    // their `BUILD_AFTER_BYTES`), so a key's first message can build both.
-    const _: () = assert!(words::MIN_RUN_BYTES >= <x86_avx512ifma::Powers as Lanes>::BUILD_AFTER_BYTES);
-    if data.len() >= words::MIN_RUN_BYTES
-        && let Some(powers) = lanes
-            .offer(data.len(), x86_avx512ifma::Powers::BUILD_AFTER_BYTES, || x86_avx512ifma::Powers::build(token, p))
-        && let Some(table) = table.offer(data.len(), words::BUILD_AFTER_BYTES, || words::table(token, powers))
-    {
+    if let Some(table) = table_for(p, lanes, table, token, data.len()) {
         let (run, rest) = data.split_at(data.len() - data.len() % 96);
-        return p.absorb(words::absorb(token, table, r, run), rest);
+        return p.absorb(x86_avx512ifma_words::absorb(token, table, r, run), rest);
     }
     absorb_lanes(p, lanes, token, r, data)
 }
@@ -246,6 +270,18 @@ impl HashKey {
             HashKey::Avx2(_, lanes, _) => prefetch_lanes(lanes, len),
         }
         let _ = len;
+    }
+
+    /// Counter mode and this hash in one loop for a run of `len` bytes,
+    /// if `cipher` runs on 512-bit VAES and this key takes the run under
+    /// its IFMA table (`x86_avx512ifma_ctr.rs`); `None` otherwise.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    pub(crate) fn one_loop<'a>(&'a self, cipher: &'a crate::aes::Key, len: usize) -> Option<OneLoop<'a>> {
+        let HashKey::Ifma(p, lanes, table, ifma) = self else { return None };
+        let (keys, aes) = cipher.vaes512()?;
+        let table = table_for(p, lanes, table, *ifma, len)?;
+        Some(OneLoop::new(*ifma, aes, keys, table))
     }
 
     /// R after the 12-byte chunks of `data` (a multiple of 12 bytes).

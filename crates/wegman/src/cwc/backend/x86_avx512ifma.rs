@@ -171,15 +171,25 @@ pub(super) fn load(group: &[u8]) -> Limbs {
     // unaligned load (the upper half of `b` is zero, not memory).
     let (a, b) =
         unsafe { (_mm512_loadu_si512(p.cast()), _mm512_zextsi256_si512(_mm256_loadu_si256(p.add(64).cast()))) };
+    limbs_in::<0>(a, b)
+}
+
+/// Eight coefficients as limb vectors, lane j = coefficient j, from the
+/// 96 bytes at byte `OFF` (0 or 32) of the 128 bytes `a || b` (registers
+/// already loaded: the fused counter mode's, `x86_avx512ifma_ctr.rs`).
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
+#[inline]
+pub(super) fn limbs_in<const OFF: usize>(a: __m512i, b: __m512i) -> Limbs {
+    const { assert!(OFF + 96 <= 128) };
     // Byte t of lane j: chunk j's byte 11 − t (its low 64 bits, reversed),
-    // and byte 3 − t for t < 4 (its top 32 bits), else byte 127: one of
-    // `b`'s zero bytes. Indices past 63 select from `b`.
-    let lo_idx: [u8; 64] = core::array::from_fn(|i| (12 * (i / 8) + 11 - i % 8) as u8);
-    let hi_idx: [u8; 64] = core::array::from_fn(|i| if i % 8 < 4 { (12 * (i / 8) + 3 - i % 8) as u8 } else { 127 });
+    // and byte 3 − t for t < 4 (its top 32 bits), else zero (the mask).
+    // Indices past 63 select from `b`.
+    let lo_idx: [u8; 64] = core::array::from_fn(|i| (OFF + 12 * (i / 8) + 11 - i % 8) as u8);
+    let hi_idx: [u8; 64] = core::array::from_fn(|i| (OFF + 12 * (i / 8) + 3 - i % 4) as u8);
     // SAFETY: each index array is 64 readable bytes.
     let (li, hi) = unsafe { (_mm512_loadu_si512(lo_idx.as_ptr().cast()), _mm512_loadu_si512(hi_idx.as_ptr().cast())) };
     let lo = _mm512_permutex2var_epi8(a, li, b);
-    let hi = _mm512_permutex2var_epi8(a, hi, b);
+    let hi = _mm512_maskz_permutex2var_epi8(0x0f0f_0f0f_0f0f_0f0f, a, hi, b);
     let m44 = splat(M44);
     [
         _mm512_and_si512(lo, m44),

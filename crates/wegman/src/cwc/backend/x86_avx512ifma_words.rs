@@ -78,7 +78,7 @@ pub(crate) const BUILD_AFTER_BYTES: usize = 32768;
 /// hot, AMD Zen 4, best of three runs of 100–3,000 calls) against 16,
 /// encrypt 16 KiB 4,482 against 4,668 ticks, 1 MiB 263,482 against
 /// 275,219; decrypt 4,848 against 4,993 and 288,676 against 296,739.
-struct Coefficients;
+pub(super) struct Coefficients;
 
 impl Field for Coefficients {
     const GROUP_BYTES: usize = 96;
