@@ -8,8 +8,9 @@
 //! itself, as loaded, to a private stack buffer; that copy is then hashed
 //! (CWC-HASH). Where the key's tiers have one loop of counter mode and hash
 //! (`HashKey::one_loop`: AVX-512 IFMA and 512-bit VAES, the hash's table
-//! built), the chunks before the last all go through it instead: it
-//! decrypts and hashes the same registers, each loaded once. The last
+//! built), a message longer than a chunk goes through it instead, all but
+//! its last 1 to 192 bytes: it decrypts and hashes the same registers, each
+//! loaded once. The last
 //! chunk (and every chunk of a portable key) is copied once into the
 //! private buffer and hashed there; a chunk before the last
 //! is then decrypted (CWC-CTR) from there into the output, and the last
@@ -150,19 +151,23 @@ impl RawDecryptor<'_> {
         let base = private.as_mut_ptr().cast::<u8>();
         let mut off = 0;
         let mut decrypted = false;
-        // Every chunk before the last in one loop of counter mode and hash,
-        // if the key's tiers have it: it hashes the registers it decrypts,
-        // so each byte is still read once, with no private copy.
+        // A message longer than a chunk, if the key's tiers have one loop of
+        // counter mode and hash: all its whole steps but the last byte's, in
+        // that loop, which hashes the registers it decrypts (each byte still
+        // read once, with no private copy). What is held back until the
+        // verdict is then the last 1 to 192 bytes, not the last chunk: a
+        // message this long has plaintext in the output before the verdict
+        // either way.
         #[cfg(target_arch = "x86_64")]
         if len > CHUNK
             && let Some(one) = key.hash.one_loop(&key.cipher, len)
             && let Some((prefix, first)) = ctr.position()
         {
-            let n = (len - 1) / CHUNK * CHUNK;
+            use super::backend::OneLoop;
+            let n = (len - 1) / OneLoop::STEP * OneLoop::STEP;
             // SAFETY: `n < len`: inside `c`'s and `m`'s `len` bytes (caller
             // contract: the same or disjoint); n is a multiple of the loop's
-            // steps (CHUNK is) and the mode's limit keeps the counters
-            // below 2^32.
+            // steps and the mode's limit keeps the counters below 2^32.
             self.r = unsafe { one.run::<true>(&prefix, first, self.r, c, m, n) };
             ctr.advance(n / 16);
             pad = key.mac_pad(&self.nonce);

@@ -41,8 +41,12 @@ const STEP: usize = OneLoop::STEP;
 /// ticks a byte against 0.263–0.278 in two passes (medians); with it, 0.222
 /// against 0.276 (best batches, three pairs). Decryption hashes its input,
 /// which waits on nothing.
-struct Steps<const DECRYPT: bool, const ROUNDS: usize> {
-    ks: Keystream<ROUNDS>,
+///
+/// The keystream is borrowed, not held: it is wiped on drop (its address
+/// escapes there), and a struct holding it stayed in memory, its pointers
+/// reloaded after every store through `dst`.
+struct Steps<'k, const DECRYPT: bool, const ROUNDS: usize> {
+    ks: &'k mut Keystream<ROUNDS>,
     src: *const u8,
     dst: *mut u8,
     /// Steps left, this one included.
@@ -51,7 +55,7 @@ struct Steps<const DECRYPT: bool, const ROUNDS: usize> {
     ahead: [__m512i; 3],
 }
 
-impl<const DECRYPT: bool, const ROUNDS: usize> Groups<Coefficients> for Steps<DECRYPT, ROUNDS> {
+impl<const DECRYPT: bool, const ROUNDS: usize> Groups<Coefficients> for Steps<'_, DECRYPT, ROUNDS> {
     type Out = [Limbs; 2];
 
     /// # Safety
@@ -166,7 +170,7 @@ impl<'a> OneLoop<'a> {
             let z = _mm512_setzero_si512();
             let mut ks = Keystream::new(one.aes, one.keys, prefix, first);
             let ahead = if DECRYPT { [z; 3] } else { ks.next::<3>() };
-            let mut steps = Steps::<DECRYPT, ROUNDS> { ks, src, dst, left: len / STEP, ahead };
+            let mut steps = Steps::<DECRYPT, ROUNDS> { ks: &mut ks, src, dst, left: len / STEP, ahead };
             // SAFETY: the features are this function's own; `len / 96`
             // groups are `len / 192` steps, inside the caller's buffers.
             let v = unsafe { spans_from(one.table, plus_r([z; 3], r), len / 96, &mut steps) };
