@@ -451,6 +451,19 @@ mod tests {
         }
         assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
         assert!(built(&key), "not built after {} bytes", offered + run.len());
+        // With the table built, the one loop of counter mode and hash takes
+        // runs from MIN_RUN_BYTES (any length: it is a message's), if the
+        // AES key runs on 512-bit VAES; never on the other tiers.
+        for features in Features::detect().every_level() {
+            let cipher = crate::aes::Key::new(&[3; 16], features).expect("16 bytes");
+            let vaes = cipher.vaes512().is_some();
+            assert_eq!(key.one_loop(&cipher, MIN_RUN_BYTES).is_some(), vaes, "{features:?}");
+            assert!(key.one_loop(&cipher, MIN_RUN_BYTES - 1).is_none(), "{features:?}");
+            let other = HashKey::select(&kh, features);
+            if !matches!(other, HashKey::Ifma(..)) {
+                assert!(other.one_loop(&cipher, 1 << 20).is_none(), "{features:?}");
+            }
+        }
         let first = MIN_RUN_BYTES.div_ceil(96) * 96;
         let data: Vec<u8> = (0..first + 4 * 3072 + 200).map(|i| (i * 7 + 3) as u8).collect();
         let ends = [first, first + 3072, 3 * 3072, 4 * 3072, first + 4 * 3072];
