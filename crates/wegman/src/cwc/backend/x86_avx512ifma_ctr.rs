@@ -199,6 +199,15 @@ mod tests {
     use crate::aes::Key;
     use crate::cpu::Features;
 
+    /// Encryption gives the loop every whole step of a message, not a
+    /// part (which would still be right, and slower: no other test sees it).
+    #[test]
+    fn the_loop_takes_every_whole_step() {
+        for len in [0, 1, 191, 192, 193, 4096, 4224, 16384, 1 << 20] {
+            assert_eq!(OneLoop::bytes_of(len), len / 192 * 192, "{len}");
+        }
+    }
+
     /// Both loops (encryption and decryption), in place and from one buffer
     /// to another, against counter mode block by block (the portable AES)
     /// and the portable hash of the ciphertext: every run of 1 step to 3
