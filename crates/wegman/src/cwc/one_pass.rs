@@ -6,19 +6,24 @@
 //! counter-mode leaf (`Key::ctr_keeping`), which loads each register of
 //! ciphertext once, writes its keystream XOR to the output and the register
 //! itself, as loaded, to a private stack buffer; that copy is then hashed
-//! (CWC-HASH). Where the key's tiers have one loop of counter mode and hash
-//! (`HashKey::one_loop`: AVX-512 IFMA and 512-bit VAES, the hash's table
-//! built), a message longer than a chunk goes through it instead, all but
-//! its last 1 to 192 bytes: it decrypts and hashes the same registers, each
-//! loaded once. The last
-//! chunk (and every chunk of a portable key) is copied once into the
-//! private buffer and hashed there; a chunk before the last
+//! (CWC-HASH). The last chunk (and every chunk of a portable key) is copied
+//! once into the private buffer and hashed there; a chunk before the last
 //! is then decrypted (CWC-CTR) from there into the output, and the last
 //! one too, but only after the verdict (a message shorter than
 //! [`DECRYPT_AFTER_VERDICT_FROM`] is decrypted in the private buffer and
-//! copied out after the verdict). The tag is compared (constant time) at
-//! the end; on a mismatch
-//! the **whole output is zeroed**. So whatever another
+//! copied out after the verdict).
+//!
+//! Where the key's tiers have one loop of counter mode and hash
+//! (`HashKey::one_loop`: AVX-512 IFMA and 512-bit VAES, the hash's table
+//! built, runs from 4 KiB), it decrypts and hashes the same registers, each
+//! loaded once: a message longer than a chunk goes through it into the
+//! output, all but its last 1 to 192 bytes (held back as the last chunk
+//! is); a shorter one into the private buffer, its last part (under 192
+//! bytes) copied there, hashed and decrypted, all of it copied out after
+//! the verdict and wiped there.
+//!
+//! The tag is compared (constant time) at the end; on a mismatch the
+//! **whole output is zeroed**. So whatever another
 //! thread or process does to the ciphertext meanwhile (shared memory, a
 //! shared mmap of a file), a success has written the decryption of exactly
 //! the bytes whose tag verified, and a failure leaves zeros. Decrypting
@@ -201,6 +206,37 @@ impl RawDecryptor<'_> {
                 continue;
             }
             let is_last = off + n == len;
+            // A message of at most a chunk, if the key's tiers have the one
+            // loop: its whole steps decrypted by it into the local buffer
+            // (hashing the registers it loads), the rest copied there,
+            // hashed and decrypted; copied out after the verdict, as a
+            // short message is.
+            #[cfg(target_arch = "x86_64")]
+            if is_last
+                && off == 0
+                && let Some(one) = key.hash.one_loop(&key.cipher, n)
+                && let Some((prefix, first)) = ctr.position()
+            {
+                let k = super::backend::OneLoop::bytes_of(n);
+                pad = key.mac_pad(&self.nonce);
+                // SAFETY: `k <= n = len`: inside `c`'s `len` readable bytes
+                // (caller contract); the destination is the local buffer's
+                // first `k <= CHUNK` bytes, which nothing else can reach; k
+                // is whole steps and the mode's limit keeps the counters
+                // below 2^32.
+                self.r = unsafe { one.run::<true>(&prefix, first, self.r, c, base, k) };
+                ctr.advance(k / 16);
+                // SAFETY: bytes k..n of `c` (readable, as above) to the same
+                // bytes of the local buffer.
+                unsafe { copy(c.wrapping_add(k), base.wrapping_add(k), n - k) };
+                // SAFETY: all `n` bytes are initialised now (the loop wrote
+                // the first `k`), and this is the only reference to them.
+                let chunk = core::hint::black_box(unsafe { core::slice::from_raw_parts_mut(base, n) });
+                self.r = hash::absorb_padded(&key.hash, self.r, &chunk[k..]);
+                ctr.apply(&key.cipher, &mut chunk[k..]);
+                decrypted = true;
+                break chunk;
+            }
             if is_last && off == 0 && n >= DECRYPT_AFTER_VERDICT_FROM {
                 // The MAC's pad first: its AES then overlaps the hash.
                 pad = key.mac_pad(&self.nonce);
