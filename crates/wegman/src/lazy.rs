@@ -47,6 +47,19 @@ impl<T> Lazy<T> {
         (offered >= enough).then(|| &**self.built.get_or_init(build))
     }
 
+    /// As [`offer`](Self::offer) for a run that another path takes if this
+    /// one does not: a run that would leave the count below `enough` is not
+    /// counted here (that path offers it), so no run is counted twice.
+    pub(crate) fn offer_if_enough(&self, len: usize, enough: usize, build: impl FnOnce() -> Box<T>) -> Option<&T> {
+        if let Some(t) = self.get() {
+            return Some(t);
+        }
+        if self.offered.load(Ordering::Relaxed).saturating_add(len) < enough {
+            return None;
+        }
+        self.offer(len, enough, build)
+    }
+
     /// Drop the table (its `Drop` wipes it); the count stays.
     pub(crate) fn clear(&mut self) {
         drop(self.built.take());
@@ -56,6 +69,18 @@ impl<T> Lazy<T> {
 #[cfg(test)]
 mod tests {
     use super::Lazy;
+
+    #[test]
+    fn offer_if_enough_counts_only_the_run_that_builds() {
+        let l = Lazy::<u8>::default();
+        let build = || Box::new(9u8);
+        assert_eq!(l.offer_if_enough(2000, 2048, build), None);
+        assert_eq!(l.offer_if_enough(2000, 2048, build), None, "the first run was not counted");
+        assert_eq!(l.offer(1000, 2048, build), None);
+        assert_eq!(l.offer_if_enough(1047, 2048, build), None);
+        assert_eq!(l.offer_if_enough(1048, 2048, build), Some(&9));
+        assert_eq!(l.offer_if_enough(1, 2048, build), Some(&9));
+    }
 
     #[test]
     fn offer_counts_every_run_and_a_clone_keeps_the_count() {

@@ -153,7 +153,9 @@ fn absorb_lanes<L: Lanes>(p: &soft::Powers, lanes: &Lazy<L>, token: L::Token, r:
 
 /// The per-coefficient table for a run of `len` bytes, if the run is long
 /// enough and the key has offered enough of them (the table is built from
-/// the lane powers, built first if need be).
+/// the lane powers, built first if need be). With `only_if_enough`, a run
+/// the table does not take yet is not counted: the caller then hashes it
+/// through [`HashKey::absorb`], which counts it.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn table_for<'a>(
@@ -162,6 +164,7 @@ fn table_for<'a>(
     table: &'a Lazy<x86_avx512ifma_words::Table>,
     token: crate::cpu::Avx512Ifma,
     len: usize,
+    only_if_enough: bool,
 ) -> Option<&'a x86_avx512ifma_words::Table> {
     use x86_avx512ifma_words as words;
     // A run this long builds the lane powers on its own (it is more than
@@ -170,9 +173,16 @@ fn table_for<'a>(
     if len < words::MIN_RUN_BYTES {
         return None;
     }
+    // The run alone brings the lane powers' count to enough (above), so
+    // counting it here never makes a second count that matters.
     let powers =
         lanes.offer(len, x86_avx512ifma::Powers::BUILD_AFTER_BYTES, || x86_avx512ifma::Powers::build(token, p))?;
-    table.offer(len, words::BUILD_AFTER_BYTES, || words::table(token, powers))
+    let build = || words::table(token, powers);
+    if only_if_enough {
+        table.offer_if_enough(len, words::BUILD_AFTER_BYTES, build)
+    } else {
+        table.offer(len, words::BUILD_AFTER_BYTES, build)
+    }
 }
 
 /// R after `data` on the IFMA tier: long runs under the per-coefficient
@@ -188,7 +198,7 @@ fn absorb_ifma(
     r: u128,
     data: &[u8],
 ) -> u128 {
-    if let Some(table) = table_for(p, lanes, table, token, data.len()) {
+    if let Some(table) = table_for(p, lanes, table, token, data.len(), false) {
         let (run, rest) = data.split_at(data.len() - data.len() % 96);
         return p.absorb(x86_avx512ifma_words::absorb(token, table, r, run), rest);
     }
@@ -280,7 +290,9 @@ impl HashKey {
     pub(crate) fn one_loop<'a>(&'a self, cipher: &'a crate::aes::Key, len: usize) -> Option<OneLoop<'a>> {
         let HashKey::Ifma(p, lanes, table, ifma) = self else { return None };
         let (keys, aes) = cipher.vaes512()?;
-        let table = table_for(p, lanes, table, *ifma, len)?;
+        // Not counted unless taken: a run the loop leaves is hashed (and
+        // counted) by `absorb`.
+        let table = table_for(p, lanes, table, *ifma, len, true)?;
         Some(OneLoop::new(*ifma, aes, keys, table))
     }
 
@@ -451,6 +463,19 @@ mod tests {
         }
         assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
         assert!(built(&key), "not built after {} bytes", offered + run.len());
+        // An attempt of the one loop that the table does not take is not
+        // counted (the run is then hashed, and counted, by `absorb`).
+        {
+            let fresh = HashKey::select(&kh, ifma);
+            let cipher = crate::aes::Key::new(&[3; 16], ifma).expect("16 bytes");
+            for _ in 0..4 {
+                assert!(fresh.one_loop(&cipher, BUILD_AFTER_BYTES - 1).is_none());
+            }
+            assert!(!built(&fresh), "attempts counted");
+            if cipher.vaes512().is_some() {
+                assert!(fresh.one_loop(&cipher, BUILD_AFTER_BYTES).is_some(), "a run of enough builds");
+            }
+        }
         // With the table built, the one loop of counter mode and hash takes
         // runs from MIN_RUN_BYTES (any length: it is a message's), if the
         // AES key runs on 512-bit VAES; never on the other tiers.
