@@ -68,10 +68,16 @@ use crate::ifma44::Limbs;
 /// against the lanes' 1.24–1.32 (a hot key: 1.05–1.15 against 1.45).
 pub(crate) const MIN_RUN_BYTES: usize = 4096;
 /// A key builds its table once it has offered this many bytes in runs of
-/// at least [`MIN_RUN_BYTES`]: a one-shot key, for a message of 32 KiB or
-/// more (the build is a few hundred ticks; a 16 KiB one-shot message costs
-/// about 5,000).
-pub(crate) const BUILD_AFTER_BYTES: usize = 32768;
+/// at least [`MIN_RUN_BYTES`]: a one-shot key, for a message of 16 KiB or
+/// more. With the table a key also gets the one loop of counter mode and
+/// hash on CPUs with 512-bit VAES (`x86_avx512ifma_ctr.rs`), which paid for
+/// the build from about 12 KiB: one-shot encryption, Intel Xeon 6/207, two
+/// alternating pairs, best batches, 32 KiB (the threshold before) against
+/// 16 KiB: 16 KiB messages 5,941–6,185 against 5,254–5,280 ticks, 24 KiB
+/// 8,471–8,477 against 6,740–6,771 (decryption 6,195–6,236 against
+/// 5,438–5,522 and 8,987–8,995 against 7,064–7,122). At 8 KiB the build did
+/// not pay: 3,660–3,678 against 3,423–3,588 ticks.
+pub(crate) const BUILD_AFTER_BYTES: usize = 16384;
 
 /// Coefficients and arithmetic modulo 2^127 − 1 for the shared span.
 /// [`GROUPS`] is 32: measured (encrypt and decrypt with the key made once,
