@@ -183,9 +183,6 @@ impl Key {
         true
     }
 
-    /// The shortest run [`ctr`](Self::ctr) takes (shorter ones are not worth
-    /// the leaf's set-up): the leaf's threshold, or `usize::MAX` for a
-    /// portable key.
     /// The round keys and the token of the 512-bit VAES leaf, if this key
     /// runs it (CWC's counter mode and hash in one loop take its keystream).
     #[cfg(target_arch = "x86_64")]
@@ -197,6 +194,9 @@ impl Key {
         }
     }
 
+    /// The shortest run [`ctr`](Self::ctr) takes (shorter ones are not worth
+    /// the leaf's set-up): the leaf's threshold, or `usize::MAX` for a
+    /// portable key.
     #[inline]
     pub(crate) fn ctr_min_bytes(&self) -> usize {
         match self {

@@ -243,10 +243,7 @@ impl CwcKey {
         ctr.apply_inout(&self.cipher, rest.reborrow(), None);
         // `done` is whole steps, so whole 12-byte chunks: R goes on.
         let r = hash::absorb_padded(&self.hash, r, rest.get_out());
-        let mut pad = self.mac_pad(nonce);
-        let tag = self.mac_of(hash::finish(r, aad.len() as u64, len as u64), &pad, tag_len);
-        pad.zeroize();
-        tag
+        self.tag_of(nonce, r, aad.len(), len, tag_len)
     }
 
     /// CWC-DEC in place: `tag` (its length is the mode's tl, 1..=16) is
@@ -396,6 +393,15 @@ impl CwcKey {
     pub(crate) fn mac(&self, nonce: &[u8; NONCE_BYTES], h: Hasher, tag_len: usize) -> Tag {
         let mut pad = self.mac_pad(nonce);
         let tag = self.mac_of(h.finalize(&self.hash), &pad, tag_len);
+        pad.zeroize();
+        tag
+    }
+
+    /// The tag of A and σ whose hash R is `r` (wiped), of `len_a` and
+    /// `len_c` bytes.
+    pub(super) fn tag_of(&self, nonce: &[u8; NONCE_BYTES], r: u128, len_a: usize, len_c: usize, tag_len: usize) -> Tag {
+        let mut pad = self.mac_pad(nonce);
+        let tag = self.mac_of(hash::finish(r, len_a as u64, len_c as u64), &pad, tag_len);
         pad.zeroize();
         tag
     }

@@ -26,7 +26,7 @@ use zeroize::Zeroize;
 use super::NONCE_BYTES;
 use super::backend::{canonical, mul};
 use super::ctr::Ctr;
-use super::hash::{absorb_padded, finish};
+use super::hash::absorb_padded;
 use super::key::{CwcKey, Tag, check_len, check_tag_len, tag_eq};
 use crate::error::Error;
 use crate::parallel::{Fill, Sink, each_run, run_start, thread_count};
@@ -156,14 +156,6 @@ fn in_memory(
 }
 
 impl CwcKey {
-    /// The tag of σ whose hash R is `r` (wiped).
-    fn tag_of(&self, nonce: &[u8; NONCE_BYTES], r: u128, len_a: usize, len_c: usize, tag_len: usize) -> Tag {
-        let mut pad = self.mac_pad(nonce);
-        let tag = self.mac_of(finish(r, len_a as u64, len_c as u64), &pad, tag_len);
-        pad.zeroize();
-        tag
-    }
-
     /// [`CwcKey::encrypt`] on up to `threads` threads (one per 4 MiB of
     /// message at most, none below 8 MiB): `ciphertext || tag`, the same
     /// bytes.
