@@ -8,11 +8,11 @@
 //! OpenSSL's EVP has decrypted into it before the tag check).
 
 use aes_gcm::Aes128Gcm;
-use aes_gcm::aead::{Aead, AeadInOut, KeyInit};
+use aes_gcm::aead::{AeadInOut, KeyInit};
 use wegman::cwc::CwcKey;
 
-use super::sealed::{Given, SealedCopies};
-use super::{Keys, TAG, Window, ossl_name};
+use super::sealed::Given;
+use super::{Keys, Window, ossl_name};
 use crate::contender::{Contender, Input, Label};
 use crate::peers::openssl::{self, AeadAlg, Libcrypto};
 
@@ -28,13 +28,7 @@ pub fn wegman(keys: &Keys, given: Given, precomputed: bool) -> Box<dyn Contender
             ok: false,
         })
     } else {
-        Box::new(WegmanOneShot {
-            key: keys.aes(),
-            nonce: keys.cwc_nonce(),
-            given,
-            sealed: SealedCopies::default(),
-            out: None,
-        })
+        Box::new(WegmanOneShot { key: keys.aes(), nonce: keys.cwc_nonce(), given, out: None })
     }
 }
 
@@ -75,13 +69,7 @@ pub fn rustcrypto(keys: &Keys, given: Given, precomputed: bool) -> Box<dyn Conte
             ok: false,
         })
     } else {
-        Box::new(RcGcmOneShot {
-            key: keys.aes(),
-            nonce: keys.nonce.clone(),
-            given,
-            sealed: SealedCopies::default(),
-            out: None,
-        })
+        Box::new(RcGcmOneShot { key: keys.aes(), nonce: keys.nonce.clone(), given, out: None })
     }
 }
 
@@ -100,12 +88,13 @@ pub(super) fn left(ok: bool, buf: &[u8]) -> Vec<u8> {
 
 // ---------------------------------------------------------------- wegman
 
-/// `CwcKey::new(k)?.decrypt(n, &[], sealed, 16)`.
+/// `CwcKey::new(k)?` and `decrypt_into` a new zeroed `Vec`: the work of
+/// `decrypt(n, &[], c || tag, 16) -> Vec`, reading the cell's ciphertext
+/// where every other contender reads it (see the module docs).
 struct WegmanOneShot {
     key: Vec<[u8; 16]>,
     nonce: Vec<[u8; 11]>,
     given: Given,
-    sealed: SealedCopies,
     out: Option<Vec<u8>>,
 }
 
@@ -114,20 +103,21 @@ impl Contender for WegmanOneShot {
         Label {
             name: "wegman CWC",
             ours: true,
-            call: "wegman::cwc::CwcKey::new(k)?.decrypt(&n11, &[], c || tag, 16) -> Result<Vec>",
+            call: "wegman::cwc::CwcKey::new(k)?.decrypt_into(&n11, &[], c, &tag, vec![0; len]) -> Result",
         }
     }
 
     #[inline]
     fn call(&mut self, input: &Input<'_>) -> u8 {
         let key = CwcKey::new(&self.key[input.slot]).expect("a 16-byte key");
-        self.out = key.decrypt(&self.nonce[input.slot], &[], self.sealed.get(input.slot), TAG).ok();
+        let mut out = vec![0u8; input.msg.len()];
+        let ok = key.decrypt_into(&self.nonce[input.slot], &[], input.msg, self.given.tag(input.slot), &mut out);
+        self.out = ok.ok().map(|()| out);
         u8::from(self.out.is_some())
     }
 
     fn prepare(&mut self, inputs: &[Input<'_>]) {
         self.given.prepare(inputs);
-        self.sealed.prepare(&self.given, inputs);
     }
 
     fn output(&self) -> Vec<u8> {
@@ -257,12 +247,14 @@ impl Contender for OsslPrecomputed {
 
 // ---------------------------------------------------------------- RustCrypto
 
-/// `Aes128Gcm::new(k).decrypt(n, c || tag)`.
+/// `Aes128Gcm::new(k)`, then the ciphertext copied into a new `Vec` and
+/// decrypted there (`decrypt_inout_detached`): what its `decrypt(n, c ||
+/// tag) -> Vec` does, reading the cell's ciphertext where every other
+/// contender reads it (see the module docs).
 struct RcGcmOneShot {
     key: Vec<[u8; 16]>,
     nonce: Vec<[u8; 12]>,
     given: Given,
-    sealed: SealedCopies,
     out: Option<Vec<u8>>,
 }
 
@@ -271,20 +263,22 @@ impl Contender for RcGcmOneShot {
         Label {
             name: "RustCrypto GCM",
             ours: false,
-            call: "aes_gcm::Aes128Gcm::new(k).decrypt(n12, c || tag) -> Result<Vec> (aes-gcm 0.11)",
+            call: "aes_gcm::Aes128Gcm::new(k), c.to_vec(), decrypt_inout_detached(n12, &[], buf, &tag) (aes-gcm 0.11)",
         }
     }
 
     #[inline]
     fn call(&mut self, input: &Input<'_>) -> u8 {
         let gcm = Aes128Gcm::new(&self.key[input.slot].into());
-        self.out = gcm.decrypt(&self.nonce[input.slot].into(), self.sealed.get(input.slot)).ok();
+        let mut buf = input.msg.to_vec();
+        let tag = (*self.given.tag(input.slot)).into();
+        let ok = gcm.decrypt_inout_detached(&self.nonce[input.slot].into(), &[], (&mut buf[..]).into(), &tag);
+        self.out = ok.ok().map(|()| buf);
         u8::from(self.out.is_some())
     }
 
     fn prepare(&mut self, inputs: &[Input<'_>]) {
         self.given.prepare(inputs);
-        self.sealed.prepare(&self.given, inputs);
     }
 
     fn output(&self) -> Vec<u8> {

@@ -5,8 +5,16 @@
 //! and nonce (with one bit flipped for the forged-tag tables). So a decrypt
 //! call reads the same bytes, at the same addresses, in the same regimes as
 //! the encrypt call of its cell, and nothing of the size of the cold set is
-//! copied per contender except where an API takes `ciphertext || tag` as one
-//! slice ([`SealedCopies`]).
+//! copied per contender before timing.
+//!
+//! Not even where an API takes `ciphertext || tag` as one slice (wegman's
+//! and RustCrypto's one-shot `decrypt`): those contenders make the same
+//! call's work from the cell's ciphertext and the given tag instead. A
+//! private `c || tag` copy per contender, read by that contender alone,
+//! was colder in the cold regimes than the ciphertext every other
+//! contender reads: wegman's one-shot decryption read from its copy took
+//! 1.14–1.15x OpenSSL's time at 16 KiB, and 0.89–0.90x reading the cell's
+//! ciphertext (Intel Xeon 6/207, `ifma`, two runs each).
 //!
 //! Why any bytes are a ciphertext: CWC, GCM and ChaCha20-Poly1305 all
 //! encrypt in counter mode and authenticate the ciphertext. For bytes c, the
@@ -26,7 +34,6 @@ use wegman::cwc::CwcKey;
 use super::{Keys, TAG};
 use crate::contender::Input;
 use crate::peers::openssl::{self, AeadAlg, Libcrypto};
-use crate::workload::ALIGN;
 
 /// The encryptions that make the tags: one implementation per AEAD, keyed
 /// once per slot. Which one does not matter: the checks hold the tags made
@@ -148,67 +155,5 @@ impl Given {
     #[inline]
     pub fn tag(&self, slot: usize) -> &[u8; TAG] {
         &self.tag[slot]
-    }
-}
-
-/// `ciphertext || tag` for every slot of a cell, for the one-shot calls
-/// that take a sealed message as one slice: in one buffer, each copy at the
-/// address its ciphertext has modulo 64 (so the misaligned regimes misalign
-/// it too). Rebuilt for every cell, before timing.
-#[derive(Default)]
-pub struct SealedCopies {
-    buf: Vec<u8>,
-    /// Per slot: where its copy starts and how long it is.
-    at: Vec<(usize, usize)>,
-}
-
-impl SealedCopies {
-    /// Copy each input's ciphertext and the tag `given` has for it.
-    pub fn prepare(&mut self, given: &Given, inputs: &[Input<'_>]) {
-        let size = inputs.iter().map(|i| (i.msg.len() + TAG).next_multiple_of(ALIGN) + ALIGN).sum::<usize>() + ALIGN;
-        self.buf.clear();
-        self.buf.resize(size, 0);
-        self.at.resize(given.tags.slots(), (0, 0));
-        // Index `base` is on a cache line; `line` counts from there.
-        let base = self.buf.as_ptr().align_offset(ALIGN);
-        let mut line = 0;
-        for i in inputs {
-            let (start, len) = (base + line + i.msg.as_ptr() as usize % ALIGN, i.msg.len());
-            self.buf[start..start + len].copy_from_slice(i.msg);
-            self.buf[start + len..start + len + TAG].copy_from_slice(given.tag(i.slot));
-            self.at[i.slot] = (start, len + TAG);
-            line = (start - base + len + TAG).next_multiple_of(ALIGN);
-        }
-    }
-
-    /// Slot `slot`'s `ciphertext || tag`.
-    #[inline]
-    pub fn get(&self, slot: usize) -> &[u8] {
-        let (start, len) = self.at[slot];
-        &self.buf[start..start + len]
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sealed_copies_keep_the_ciphertext_alignment() {
-        let keys = Keys::random(3, 5);
-        let tags = Tags::new(Alg::Cwc, &keys, Libcrypto::init().expect("OpenSSL 3"));
-        let pool = vec![7u8; 400];
-        let inputs: Vec<Input<'_>> =
-            (0..3).map(|slot| Input { slot, msg: &pool[slot * 101 + 1..slot * 101 + 1 + 40], tag: [0; 16] }).collect();
-        let mut given = Given::new(&tags, false);
-        given.prepare(&inputs);
-        let mut copies = SealedCopies::default();
-        copies.prepare(&given, &inputs);
-        for i in &inputs {
-            let sealed = copies.get(i.slot);
-            assert_eq!(sealed.as_ptr() as usize % ALIGN, i.msg.as_ptr() as usize % ALIGN);
-            assert_eq!(&sealed[..40], i.msg);
-            assert_eq!(&sealed[40..], tags.tag(i.slot, i.msg));
-        }
     }
 }
