@@ -7,7 +7,9 @@
 //! ciphertext once, writes its keystream XOR to the output and the register
 //! itself, as loaded, to a private stack buffer; that copy is then hashed
 //! (CWC-HASH). The last chunk (and every chunk of a portable key) is copied
-//! once into the private buffer and hashed there; a chunk before the last
+//! once into the private buffer and hashed there (on the IFMA lanes, the
+//! copy of its whole groups made by the hash's own loads:
+//! `HashKey::keeping`); a chunk before the last
 //! is then decrypted (CWC-CTR) from there into the output, and the last
 //! one too, but only after the verdict (a message shorter than
 //! [`DECRYPT_AFTER_VERDICT_FROM`] is decrypted in the private buffer and
@@ -241,11 +243,23 @@ impl RawDecryptor<'_> {
                 // The MAC's pad first: its AES then overlaps the hash.
                 pad = key.mac_pad(&self.nonce);
             }
-            // SAFETY: `off + n <= len`, so the source is inside `c`'s `len`
-            // readable bytes (caller contract); the destination is the first
-            // `n <= CHUNK` bytes of the local buffer, which nothing else
-            // can reach, so they do not overlap.
-            unsafe { copy(c.wrapping_add(off), base, n) };
+            // The chunk's whole groups through the hash's lanes where they
+            // store each register they load in the local buffer (the IFMA
+            // lanes): the copy and the hash in one read, whose memory waits
+            // then overlap the hash's arithmetic instead of stalling a copy.
+            let mut kept = 0;
+            #[cfg(target_arch = "x86_64")]
+            if let Some(keeper) = key.hash.keeping(n) {
+                kept = n - n % 96;
+                // SAFETY: `off + kept <= len`, so the source is inside `c`'s
+                // `len` readable bytes (caller contract); the destination is
+                // the first `kept <= CHUNK` bytes of the local buffer, which
+                // nothing else can reach, so they do not overlap; `kept` is
+                // whole groups, at least the lanes' shortest run.
+                self.r = unsafe { keeper.run(self.r, c.wrapping_add(off), base, kept) };
+            }
+            // SAFETY: as above, for bytes `kept..n` of the chunk.
+            unsafe { copy(c.wrapping_add(off + kept), base.wrapping_add(kept), n - kept) };
             // SAFETY: those `n` bytes were just initialised, and this is
             // the only reference to the local buffer.
             let chunk = unsafe { core::slice::from_raw_parts_mut(base, n) };
@@ -253,7 +267,7 @@ impl RawDecryptor<'_> {
             // optimizer treat it as opaque, so it cannot go back to `c` for
             // these bytes.
             let chunk = core::hint::black_box(chunk);
-            self.r = hash::absorb_padded(&key.hash, self.r, chunk);
+            self.r = hash::absorb_padded(&key.hash, self.r, &chunk[kept..]);
             if is_last {
                 // The last chunk is held back until the verdict: a short
                 // message decrypted here, a longer last chunk decrypted from
@@ -450,6 +464,49 @@ mod tests {
                     let tag = key.encrypt_detached(&n, aad, &mut c, tl).unwrap();
                     let p = open_all_ways(&key, &n, aad, &c, tag.as_slice());
                     assert_eq!(p.as_deref(), Some(&m[..len]), "key {klen} len {len}");
+                }
+            }
+        }
+    }
+
+    /// A chunk hashed while it is copied (`HashKey::keeping`, the IFMA
+    /// lanes): under a fresh key for every message (the lanes' powers built
+    /// for the run, as a one-shot call has them) and under a key whose
+    /// lanes' table is built but not the per-coefficient one, at lengths
+    /// around the lanes' shortest run, their groups of 96 bytes, the
+    /// per-coefficient table's runs and a chunk, with associated data: each
+    /// opens what the reference sealed, and refuses a flipped first or last
+    /// byte, or tag bit, with its output zeroed.
+    #[test]
+    fn chunks_hashed_while_copied_equal_the_reference() {
+        let n = [0x29; 11];
+        let k = bytes(23, 16);
+        let lens = [383, 384, 385, 479, 480, 481, 576, 577, 1000, 4095, 4096, 4097, 4200, 7679, CHUNK - 95, CHUNK];
+        for features in crate::cpu::levels_for_test() {
+            for len in lens.into_iter().filter(|&l| !emulated() || near_a_boundary(l)) {
+                let m = bytes(len as u64 + 1, len);
+                let a = bytes(29, len % 37);
+                let sealed = reference::encrypt(&k, &n, &a, &m, 16);
+                let (c, tag) = sealed.split_at(len);
+                let warm = CwcKey::with_features(&k, features).unwrap();
+                // 2 × 3000 bytes: the lanes' table, not the per-coefficient one
+                for _ in 0..2 {
+                    let mut x = vec![0; 3000];
+                    let t = warm.encrypt_detached(&n, &[], &mut x, 16).unwrap();
+                    warm.decrypt_detached(&n, &[], &mut x, t.as_slice()).unwrap();
+                }
+                for fresh in [true, false] {
+                    let key = |_: ()| if fresh { CwcKey::with_features(&k, features).unwrap() } else { warm.clone() };
+                    let what = format!("{features:?} len {len} fresh {fresh}");
+                    assert_eq!(open_all_ways(&key(()), &n, &a, c, tag).as_deref(), Some(&m[..]), "{what}");
+                    for at in [0, len - 1] {
+                        let mut bad = c.to_vec();
+                        bad[at] ^= 0x80;
+                        assert_eq!(open_all_ways(&key(()), &n, &a, &bad, tag), None, "{what} byte {at}");
+                    }
+                    let mut bad = tag.to_vec();
+                    bad[15] ^= 1;
+                    assert_eq!(open_all_ways(&key(()), &n, &a, c, &bad), None, "{what} tag");
                 }
             }
         }

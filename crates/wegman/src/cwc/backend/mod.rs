@@ -45,6 +45,8 @@ use crate::cpu::Features;
 #[cfg(target_arch = "x86_64")]
 use crate::lazy::Lazy;
 #[cfg(target_arch = "x86_64")]
+pub(crate) use x86_avx512ifma::Keeper;
+#[cfg(target_arch = "x86_64")]
 pub(crate) use x86_avx512ifma_ctr::OneLoop;
 
 #[derive(Clone)]
@@ -296,6 +298,33 @@ impl HashKey {
         Some(OneLoop::new(*ifma, aes, keys, table))
     }
 
+    /// The hash of a run of `len` bytes that stores each register it loads
+    /// (`Keeper::run`, over the run's whole groups of 96 bytes), if this
+    /// key's lanes hash it that way: the IFMA lanes, on a run they take
+    /// without the per-coefficient table. The run counts towards the lane
+    /// powers' table as [`absorb`](Self::absorb)'s do; `None` counts
+    /// nothing.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    pub(crate) fn keeping(&self, len: usize) -> Option<Keeper<'_>> {
+        use x86_avx512ifma as ifma;
+        let HashKey::Ifma(p, lanes, table, token) = self else { return None };
+        if len < ifma::SHORT_MIN_BYTES {
+            return None;
+        }
+        // A run the per-coefficient table takes is left to `absorb`. Counted
+        // here as `absorb` counts it, so the table is built on the same run
+        // as if the run had gone there; once it is built, `absorb` counting
+        // the run again changes nothing.
+        if table_for(p, lanes, table, *token, len, false).is_some() {
+            return None;
+        }
+        Some(match lanes.offer(len, ifma::Powers::BUILD_AFTER_BYTES, || ifma::Powers::build(*token, p)) {
+            Some(powers) => Keeper::Built(*token, powers),
+            None => Keeper::Unbuilt(*token, p),
+        })
+    }
+
     /// R after the 12-byte chunks of `data` (a multiple of 12 bytes).
     /// Pre/post: R <= 2^127.
     #[inline]
@@ -436,6 +465,52 @@ mod tests {
     /// are not counted); the hash is the same on both sides of it, and
     /// after it at run lengths around the table's spans (3,072 bytes) and
     /// its threshold, with the rest of each run portable.
+    /// Which runs hash while they are copied (`HashKey::keeping`): only on
+    /// the IFMA tier, from the lanes' shortest run for a key without its
+    /// lanes' table (powers built for the run) and with it, not once the
+    /// per-coefficient table takes the run; and the runs it takes count
+    /// towards both tables as `absorb`'s do.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn chunks_hash_while_copied_on_the_ifma_lanes_until_the_table_takes_them() {
+        use x86_avx512ifma::{Keeper, SHORT_MIN_BYTES};
+        use x86_avx512ifma_words::{BUILD_AFTER_BYTES, MIN_RUN_BYTES};
+        let kh = 0x0fed_cba9_8765_4321_0123_4567_89ab_cdefu128 >> 1;
+        for features in Features::detect().every_level() {
+            let key = HashKey::select(&kh, features);
+            if !matches!(key, HashKey::Ifma(..)) {
+                assert!(key.keeping(1 << 20).is_none(), "{features:?}");
+                continue;
+            }
+            let built = |k: &HashKey| matches!(k, HashKey::Ifma(_, lanes, _, _) if lanes.get().is_some());
+            let words = |k: &HashKey| matches!(k, HashKey::Ifma(_, _, table, _) if table.get().is_some());
+            assert!(key.keeping(SHORT_MIN_BYTES - 1).is_none());
+            assert!(matches!(key.keeping(SHORT_MIN_BYTES), Some(Keeper::Unbuilt(..))));
+            assert!(!built(&key), "built after {SHORT_MIN_BYTES} bytes");
+            // Runs below the per-coefficient table's build the lanes' table
+            // (counted as `absorb` counts them) and then run under it.
+            let mut offered = SHORT_MIN_BYTES;
+            while !built(&key) {
+                assert!(key.keeping(MIN_RUN_BYTES - 1).is_some());
+                offered += MIN_RUN_BYTES - 1;
+                assert!(offered <= <x86_avx512ifma::Powers as Lanes>::BUILD_AFTER_BYTES + MIN_RUN_BYTES, "{offered}");
+            }
+            assert!(matches!(key.keeping(SHORT_MIN_BYTES), Some(Keeper::Built(..))));
+            // Runs the per-coefficient table takes are counted towards it
+            // until it is built, and then left to `absorb`.
+            let mut offered = 0;
+            while offered + MIN_RUN_BYTES < BUILD_AFTER_BYTES {
+                assert!(matches!(key.keeping(MIN_RUN_BYTES), Some(Keeper::Built(..))));
+                offered += MIN_RUN_BYTES;
+                assert!(!words(&key), "built after {offered} bytes");
+            }
+            assert!(key.keeping(MIN_RUN_BYTES).is_none(), "the run that brings enough builds the table");
+            assert!(words(&key));
+            assert!(key.keeping(MIN_RUN_BYTES).is_none() && key.keeping(1 << 20).is_none());
+            assert!(matches!(key.keeping(MIN_RUN_BYTES - 1), Some(Keeper::Built(..))));
+        }
+    }
+
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn ifma_table_is_built_once_the_key_has_offered_enough() {

@@ -146,15 +146,118 @@ fn build(_: Avx512Ifma, k: &[u128; 4], out: &mut Powers) {
 /// at least [`MIN_BYTES`]) into R (<= 2^127). Returns a value <= 2^127.
 pub(crate) fn absorb(token: Avx512Ifma, powers: &Powers, r: u128, data: &[u8]) -> u128 {
     assert!(data.len().is_multiple_of(96) && data.len() >= MIN_BYTES);
-    let (pairs, last) = data.split_at(data.len() - data.len() % 192);
     // SAFETY: `token` is an `Avx512Ifma`, which `crate::cpu` hands out only
-    // after detecting AVX-512 F, VL, IFMA and VBMI on this CPU.
-    let r = unsafe { two_sets(token, powers, r, pairs) };
-    if last.is_empty() {
+    // after detecting AVX-512 F, VL, IFMA and VBMI on this CPU; the source
+    // is `data`'s groups, as many as the run has.
+    unsafe { run(token, powers, r, Slice(data), data.len() / 96) }
+}
+
+/// The lanes' powers for a run that keeps what it loads ([`Keeper::run`]):
+/// the key's boxed table, or the portable powers to build the lanes' from
+/// for the run alone (on the stack, wiped when dropped, as
+/// [`absorb_unbuilt`] does).
+pub(crate) enum Keeper<'a> {
+    Built(Avx512Ifma, &'a Powers),
+    Unbuilt(Avx512Ifma, &'a soft::Powers),
+}
+
+impl Keeper<'_> {
+    /// [`absorb`] of the `len` bytes at `src` (a multiple of 96, at least
+    /// [`MIN_BYTES`]), storing each 96 bytes as loaded at the same offset
+    /// of `keep`: the run is read once, and what was hashed is what `keep`
+    /// holds (one-pass decryption's private copy, made by the hash's own
+    /// loads).
+    ///
+    /// # Safety
+    /// `src` readable and `keep` writable for `len` bytes, not overlapping;
+    /// another thread may write `src` meanwhile.
+    pub(crate) unsafe fn run(&self, r: u128, src: *const u8, keep: *mut u8, len: usize) -> u128 {
+        assert!(len.is_multiple_of(96) && len >= MIN_BYTES);
+        let source = Keeping { src, keep };
+        match *self {
+            // SAFETY: the token as in `absorb`; the source's `len / 96`
+            // groups are the caller's `len` bytes.
+            Keeper::Built(token, powers) => unsafe { run(token, powers, r, source, len / 96) },
+            Keeper::Unbuilt(token, p) => {
+                // Built in place, never moved: the one copy, wiped on drop.
+                let mut powers = Powers([[0; 16]; 3]);
+                // SAFETY: `token` is an `Avx512Ifma` (see `absorb_unbuilt`),
+                // and as above.
+                unsafe {
+                    build(token, &p.all(), &mut powers);
+                    run(token, &powers, r, source, len / 96)
+                }
+            }
+        }
+    }
+}
+
+/// Where a run's groups of eight coefficients come from.
+trait Source {
+    /// The next 96 bytes as limb vectors, as [`load`] gives them.
+    ///
+    /// # Safety
+    /// AVX-512 F, VL, IFMA and VBMI present, and a group left in the source.
+    unsafe fn group(&mut self) -> Limbs;
+}
+
+/// Groups of a slice.
+struct Slice<'a>(&'a [u8]);
+
+impl Source for Slice<'_> {
+    #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
+    #[inline]
+    unsafe fn group(&mut self) -> Limbs {
+        let (group, rest) = self.0.split_at(96);
+        self.0 = rest;
+        load(group)
+    }
+}
+
+/// Groups of memory another thread may write, each stored as loaded to
+/// `keep` ([`Keeper::run`]).
+struct Keeping {
+    src: *const u8,
+    keep: *mut u8,
+}
+
+impl Source for Keeping {
+    #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
+    #[inline]
+    unsafe fn group(&mut self) -> Limbs {
+        let (src, keep) = (self.src, self.keep);
+        // SAFETY: a group left: 96 readable bytes at `src` and 96 writable
+        // at `keep`, apart (`Keeper::run`'s contract). One 64-byte and
+        // one 32-byte load, each stored as loaded; the limbs come from
+        // these registers, not from memory again.
+        let (a, b) = unsafe {
+            let a = _mm512_loadu_si512(src.cast());
+            let b = _mm256_loadu_si256(src.add(64).cast());
+            _mm512_storeu_si512(keep.cast(), a);
+            _mm256_storeu_si256(keep.add(64).cast(), b);
+            (a, b)
+        };
+        self.src = src.wrapping_add(96);
+        self.keep = keep.wrapping_add(96);
+        limbs_in::<0>(a, _mm512_zextsi256_si512(b))
+    }
+}
+
+/// R after `groups` groups (at least two) from `src`: pairs in the two
+/// sets, an odd last group in one.
+///
+/// # Safety
+/// AVX-512 F, VL, IFMA and VBMI present (the token), and `src` holding
+/// `groups` groups.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
+unsafe fn run<S: Source>(token: Avx512Ifma, powers: &Powers, r: u128, mut src: S, groups: usize) -> u128 {
+    // SAFETY: the features are this function's own; the caller's groups.
+    let r = unsafe { two_sets(token, powers, r, &mut src, groups / 2) };
+    if groups.is_multiple_of(2) {
         return r;
     }
-    // SAFETY: as above.
-    unsafe { one_set(token, powers, r, last) }
+    // SAFETY: as above, the last group.
+    unsafe { one_set(token, powers, r, &mut src, 1) }
 }
 
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
@@ -301,31 +404,44 @@ pub(crate) fn absorb_unbuilt(token: Avx512Ifma, p: &soft::Powers, r: u128, data:
     absorb(token, &powers, r, data)
 }
 
-/// Runs of 16 coefficients (a non-empty multiple of 192 bytes) in sets A and B.
+/// `steps` runs of 16 coefficients (at least one) from `src`, in sets A
+/// and B.
+///
+/// # Safety
+/// `src` holding `2 · steps` groups (the features are this function's).
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
-fn two_sets(_proof: Avx512Ifma, p: &Powers, r: u128, data: &[u8]) -> u128 {
+unsafe fn two_sets<S: Source>(_proof: Avx512Ifma, p: &Powers, r: u128, src: &mut S, steps: usize) -> u128 {
+    assert!(steps >= 1);
     let (k16, s16) = broadcast(&p.get(16));
-    let mut steps = data.chunks_exact(192);
-    let first = steps.next().expect("at least one step");
-    let mut a = plus_r(load(&first[..96]), r);
-    let mut b = load(&first[96..]);
-    for g in steps {
-        a = add(carry(mul(&a, &k16, &s16)), load(&g[..96]));
-        b = add(carry(mul(&b, &k16, &s16)), load(&g[96..]));
+    // SAFETY: the features are this function's own, and the caller's
+    // `2 · steps` groups are taken in order, two per step (here and below).
+    let (first_a, first_b) = unsafe { (src.group(), src.group()) };
+    let (mut a, mut b) = (plus_r(first_a, r), first_b);
+    for _ in 1..steps {
+        // SAFETY: as above.
+        let (ga, gb) = unsafe { (src.group(), src.group()) };
+        a = add(carry(mul(&a, &k16, &s16)), ga);
+        b = add(carry(mul(&b, &k16, &s16)), gb);
     }
     let (ka, sa) = per_lane(p, 16);
     let (kb, sb) = per_lane(p, 8);
     lane_sum(add(mul(&a, &ka, &sa), mul(&b, &kb, &sb)))
 }
 
-/// A run of 8-coefficient groups (a non-empty multiple of 96 bytes) in one set.
+/// `groups` groups of 8 coefficients (at least one) from `src`, in one set.
+///
+/// # Safety
+/// `src` holding `groups` groups (the features are this function's).
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
-fn one_set(_proof: Avx512Ifma, p: &Powers, r: u128, data: &[u8]) -> u128 {
+unsafe fn one_set<S: Source>(_proof: Avx512Ifma, p: &Powers, r: u128, src: &mut S, groups: usize) -> u128 {
+    assert!(groups >= 1);
     let (k8, s8) = broadcast(&p.get(8));
-    let mut groups = data.chunks_exact(96);
-    let mut a = plus_r(load(groups.next().expect("at least one group")), r);
-    for g in groups {
-        a = add(carry(mul(&a, &k8, &s8)), load(g));
+    // SAFETY: as in `two_sets`, one group per step (here and below).
+    let mut a = plus_r(unsafe { src.group() }, r);
+    for _ in 1..groups {
+        // SAFETY: as above.
+        let g = unsafe { src.group() };
+        a = add(carry(mul(&a, &k8, &s8)), g);
     }
     let (kf, sf) = per_lane(p, 8);
     lane_sum(mul(&a, &kf, &sf))
@@ -416,6 +532,28 @@ mod tests {
     fn equals_the_portable_hash_at_the_extremes() {
         let Some(token) = crate::cpu::token_for_test("Avx512Ifma", crate::cpu::Features::avx512ifma) else { return };
         equals_the_portable_hash(2, &|soft, r, data| absorb(token, &Powers::new(token, soft), r, data));
+    }
+
+    /// The run that keeps what it loads ([`Keeper::run`]), under the key's
+    /// table and under powers built for the run, against the portable hash
+    /// at every run length from 2 to 41 groups; what it kept is the run,
+    /// byte for byte, and nothing past it is written.
+    #[test]
+    fn keeping_runs_equal_the_portable_hash_and_keep_what_they_hashed() {
+        let Some(token) = crate::cpu::token_for_test("Avx512Ifma", crate::cpu::Features::avx512ifma) else { return };
+        for built in [false, true] {
+            equals_the_portable_hash(2, &|soft, r, data| {
+                let table = Powers::new(token, soft);
+                let keeper = if built { Keeper::Built(token, &table) } else { Keeper::Unbuilt(token, soft) };
+                let mut keep = vec![0x5au8; data.len() + 97];
+                // SAFETY: `data` is readable and `keep` writable for
+                // `data.len()` bytes; they are apart.
+                let got = unsafe { keeper.run(r, data.as_ptr(), keep.as_mut_ptr(), data.len()) };
+                assert_eq!(&keep[..data.len()], data, "built {built}");
+                assert!(keep[data.len()..].iter().all(|&b| b == 0x5a), "built {built}");
+                got
+            });
+        }
     }
 
     /// `hash(powers, r, data)` against the portable hash for hash keys and
