@@ -101,8 +101,10 @@ impl Lanes for x86_avx512ifma::Powers {
     const MIN_BYTES: usize = x86_avx512ifma::MIN_BYTES;
     // Until a key has offered this much, its runs build the powers on the
     // stack (`unbuilt`): the boxed table's allocation, `OnceLock` and free
-    // were a twentieth of a one-shot 576-byte encryption on Zen 4.
-    const BUILD_AFTER_BYTES: usize = 4096;
+    // were a twentieth of a one-shot 576-byte encryption on Zen 4. About
+    // 4 KiB: the per-coefficient table's shortest run, which so builds
+    // these powers on its own (`table_for`).
+    const BUILD_AFTER_BYTES: usize = x86_avx512ifma_words::MIN_RUN_BYTES;
     const GROUP_BYTES: usize = 96;
     fn build(token: Self::Token, p: &soft::Powers) -> Box<Self> {
         x86_avx512ifma::Powers::new(token, p)
@@ -538,6 +540,17 @@ mod tests {
         }
         assert_eq!(canonical(key.absorb(7, &run)), canonical(soft.absorb(7, &run)));
         assert!(built(&key), "not built after {} bytes", offered + run.len());
+        // A key hashing only 4 KiB messages (their runs: whole coefficients,
+        // 4,092 bytes) builds it too, on the run that brings enough.
+        {
+            let fresh = HashKey::select(&kh, ifma);
+            let whole = vec![0x3cu8; 4096 / 12 * 12];
+            for i in 1..=BUILD_AFTER_BYTES.div_ceil(whole.len()) {
+                assert!(!built(&fresh), "built after {} runs", i - 1);
+                assert_eq!(canonical(fresh.absorb(9, &whole)), canonical(soft.absorb(9, &whole)));
+            }
+            assert!(built(&fresh), "4 KiB messages never build the table");
+        }
         // An attempt of the one loop that the table does not take is not
         // counted (the run is then hashed, and counted, by `absorb`).
         {
