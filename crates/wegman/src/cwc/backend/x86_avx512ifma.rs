@@ -9,8 +9,8 @@
 //! by Kh^(16−j), lane j of B by Kh^(8−j), and all lanes are added. The two
 //! multiply-and-carry chains are independent, so the core overlaps them
 //! (one chain per step waits on `vpmadd52`'s latency). A run with an odd
-//! number of 8-coefficient groups ends with its last group in one set
-//! (powers Kh^8 … Kh^1). The running R of the chunks before the run enters
+//! number of 8-coefficient groups ends with one more step of A alone (its
+//! last group), and then A's lanes take Kh^(8−j) and B's Kh^(16−j). The running R of the chunks before the run enters
 //! lane 0 of A before the first step, so it is multiplied by Kh^n for a run
 //! of n coefficients, as Horner's rule has it (paper §6: powers of the hash
 //! key make the lanes independent).
@@ -243,8 +243,7 @@ impl Source for Keeping {
     }
 }
 
-/// R after `groups` groups (at least two) from `src`: pairs in the two
-/// sets, an odd last group in one.
+/// R after `groups` groups (at least two) from `src`, in the two sets.
 ///
 /// # Safety
 /// AVX-512 F, VL, IFMA and VBMI present (the token), and `src` holding
@@ -252,12 +251,7 @@ impl Source for Keeping {
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
 unsafe fn run<S: Source>(token: Avx512Ifma, powers: &Powers, r: u128, mut src: S, groups: usize) -> u128 {
     // SAFETY: the features are this function's own; the caller's groups.
-    let r = unsafe { two_sets(token, powers, r, &mut src, groups / 2) };
-    if groups.is_multiple_of(2) {
-        return r;
-    }
-    // SAFETY: as above, the last group.
-    unsafe { one_set(token, powers, r, &mut src, 1) }
+    unsafe { two_sets(token, powers, r, &mut src, groups / 2, !groups.is_multiple_of(2)) }
 }
 
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma")]
@@ -405,16 +399,21 @@ pub(crate) fn absorb_unbuilt(token: Avx512Ifma, p: &soft::Powers, r: u128, data:
 }
 
 /// `steps` runs of 16 coefficients (at least one) from `src`, in sets A
-/// and B.
+/// and B, then with `odd` one more group of 8. That group goes to A (A ←
+/// A·Kh^16 + group), which now ends the run: A's lanes take Kh^(8−j) and
+/// B's Kh^(16−j) at the end, where without it A's take Kh^(16−j) and B's
+/// Kh^(8−j). One lane sum either way (a second set for the odd group cost
+/// its own final products and sum).
 ///
 /// # Safety
-/// `src` holding `2 · steps` groups (the features are this function's).
+/// `src` holding `2 · steps + odd` groups (the features are this
+/// function's).
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
-unsafe fn two_sets<S: Source>(_proof: Avx512Ifma, p: &Powers, r: u128, src: &mut S, steps: usize) -> u128 {
+unsafe fn two_sets<S: Source>(_proof: Avx512Ifma, p: &Powers, r: u128, src: &mut S, steps: usize, odd: bool) -> u128 {
     assert!(steps >= 1);
     let (k16, s16) = broadcast(&p.get(16));
     // SAFETY: the features are this function's own, and the caller's
-    // `2 · steps` groups are taken in order, two per step (here and below).
+    // `2 · steps + odd` groups are taken in order (here and below).
     let (first_a, first_b) = unsafe { (src.group(), src.group()) };
     let (mut a, mut b) = (plus_r(first_a, r), first_b);
     for _ in 1..steps {
@@ -423,28 +422,17 @@ unsafe fn two_sets<S: Source>(_proof: Avx512Ifma, p: &Powers, r: u128, src: &mut
         a = add(carry(mul(&a, &k16, &s16)), ga);
         b = add(carry(mul(&b, &k16, &s16)), gb);
     }
-    let (ka, sa) = per_lane(p, 16);
-    let (kb, sb) = per_lane(p, 8);
-    lane_sum(add(mul(&a, &ka, &sa), mul(&b, &kb, &sb)))
-}
-
-/// `groups` groups of 8 coefficients (at least one) from `src`, in one set.
-///
-/// # Safety
-/// `src` holding `groups` groups (the features are this function's).
-#[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
-unsafe fn one_set<S: Source>(_proof: Avx512Ifma, p: &Powers, r: u128, src: &mut S, groups: usize) -> u128 {
-    assert!(groups >= 1);
-    let (k8, s8) = broadcast(&p.get(8));
-    // SAFETY: as in `two_sets`, one group per step (here and below).
-    let mut a = plus_r(unsafe { src.group() }, r);
-    for _ in 1..groups {
-        // SAFETY: as above.
+    let (top_a, top_b) = if odd {
+        // SAFETY: as above, the last group.
         let g = unsafe { src.group() };
-        a = add(carry(mul(&a, &k8, &s8)), g);
-    }
-    let (kf, sf) = per_lane(p, 8);
-    lane_sum(mul(&a, &kf, &sf))
+        a = add(carry(mul(&a, &k16, &s16)), g);
+        (8, 16)
+    } else {
+        (16, 8)
+    };
+    let (ka, sa) = per_lane(p, top_a);
+    let (kb, sb) = per_lane(p, top_b);
+    lane_sum(add(mul(&a, &ka, &sa), mul(&b, &kb, &sb)))
 }
 
 #[cfg(test)]
