@@ -462,11 +462,6 @@ mod tests {
         }
     }
 
-    /// The IFMA per-coefficient table is built once the key has offered it
-    /// `BUILD_AFTER_BYTES` in long runs, not before (runs too short for it
-    /// are not counted); the hash is the same on both sides of it, and
-    /// after it at run lengths around the table's spans (3,072 bytes) and
-    /// its threshold, with the rest of each run portable.
     /// Which runs hash while they are copied (`HashKey::keeping`): only on
     /// the IFMA tier, from the lanes' shortest run for a key without its
     /// lanes' table (powers built for the run) and with it, not once the
@@ -513,6 +508,11 @@ mod tests {
         }
     }
 
+    /// The IFMA per-coefficient table is built once the key has offered it
+    /// `BUILD_AFTER_BYTES` in long runs, not before (runs too short for it
+    /// are not counted); the hash is the same on both sides of it, and
+    /// after it at run lengths around the table's spans (3,072 bytes) and
+    /// its threshold, with the rest of each run portable.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn ifma_table_is_built_once_the_key_has_offered_enough() {

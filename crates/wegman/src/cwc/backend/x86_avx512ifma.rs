@@ -10,10 +10,11 @@
 //! multiply-and-carry chains are independent, so the core overlaps them
 //! (one chain per step waits on `vpmadd52`'s latency). A run with an odd
 //! number of 8-coefficient groups ends with one more step of A alone (its
-//! last group), and then A's lanes take Kh^(8−j) and B's Kh^(16−j). The running R of the chunks before the run enters
-//! lane 0 of A before the first step, so it is multiplied by Kh^n for a run
-//! of n coefficients, as Horner's rule has it (paper §6: powers of the hash
-//! key make the lanes independent).
+//! last group), and then A's lanes take Kh^(8−j) and B's Kh^(16−j). The
+//! running R of the chunks before the run enters lane 0 of A before the
+//! first step, so it is multiplied by Kh^n for a run of n coefficients, as
+//! Horner's rule has it (paper §6: powers of the hash key make the lanes
+//! independent).
 //!
 //! Loading: a group of 96 bytes is one 64-byte and one 32-byte load; two
 //! `vpermt2b` (VBMI) byte permutes put each chunk's low eight bytes,
@@ -178,16 +179,10 @@ impl Keeper<'_> {
             // SAFETY: the token as in `absorb`; the source's `len / 96`
             // groups are the caller's `len` bytes.
             Keeper::Built(token, powers) => unsafe { run(token, powers, r, source, len / 96) },
-            Keeper::Unbuilt(token, p) => {
-                // Built in place, never moved: the one copy, wiped on drop.
-                let mut powers = Powers([[0; 16]; 3]);
-                // SAFETY: `token` is an `Avx512Ifma` (see `absorb_unbuilt`),
-                // and as above.
-                unsafe {
-                    build(token, &p.all(), &mut powers);
-                    run(token, &powers, r, source, len / 96)
-                }
-            }
+            Keeper::Unbuilt(token, p) => with_powers_for_run(token, p, |powers| {
+                // SAFETY: as above.
+                unsafe { run(token, powers, r, source, len / 96) }
+            }),
         }
     }
 }
@@ -391,11 +386,17 @@ pub(super) fn lane_sum(t: Limbs) -> u128 {
 /// (wiped when dropped): for a key that has not built its boxed table, so
 /// that a one-shot key allocates nothing.
 pub(crate) fn absorb_unbuilt(token: Avx512Ifma, p: &soft::Powers, r: u128, data: &[u8]) -> u128 {
+    with_powers_for_run(token, p, |powers| absorb(token, powers, r, data))
+}
+
+/// `f` of Kh^1 … Kh^16 built from `p` for one run, in place on the stack,
+/// never moved (the one copy, wiped when dropped).
+fn with_powers_for_run<T>(token: Avx512Ifma, p: &soft::Powers, f: impl FnOnce(&Powers) -> T) -> T {
     let mut powers = Powers([[0; 16]; 3]);
     // SAFETY: `token` is an `Avx512Ifma`, which `crate::cpu` hands out only
     // after detecting AVX-512 F, VL and IFMA on this CPU.
     unsafe { build(token, &p.all(), &mut powers) };
-    absorb(token, &powers, r, data)
+    f(&powers)
 }
 
 /// `steps` runs of 16 coefficients (at least one) from `src`, in sets A
