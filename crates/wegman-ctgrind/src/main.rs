@@ -60,9 +60,11 @@ const PIECES: &[usize] = &[0, 1, 15, 2, 16, 0, 17, 3, 31, 33, 64, 7, 127, 129, 2
 /// Poly1305: around the 16-byte block, the AVX2 backend's thresholds (256
 /// bytes of whole blocks with an `ExpandedKey`'s powers, 512 without) and
 /// its 64-byte groups; 16,401 bytes takes its word table (runs of 8 KiB and
-/// more: built for a one-shot run of 16 KiB, as here, and by an
-/// `ExpandedKey` that has seen 1 MiB) and ends inside a 512-byte span.
-const POLY_LENS: &[usize] = &[0, 1, 15, 16, 17, 63, 64, 255, 256, 257, 1023, 1024, 1040, 2000, 16_401];
+/// more: the 16-pair table, built for a one-shot run of 16 KiB, as here)
+/// and ends inside a 512-byte span; 66,001 bytes the 31-pair table an
+/// `ExpandedKey` builds once it has seen 1 MiB, built for a one-shot run of
+/// 64 KiB, and ends inside a 992-byte span.
+const POLY_LENS: &[usize] = &[0, 1, 15, 16, 17, 63, 64, 255, 256, 257, 1023, 1024, 1040, 2000, 16_401, 66_001];
 const POLY_LENS_QUICK: &[usize] = &[0, 17, 1040, 16_401];
 /// MMH: around the 128- and 256-byte blocks, the AVX2 backend's four-block
 /// groups, and past the 64 KiB one-shot limit (the streaming tree; 70,000

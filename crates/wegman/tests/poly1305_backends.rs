@@ -406,8 +406,9 @@ fn deterministic_splits_around_every_threshold() {
 #[test]
 fn long_runs_around_the_word_table_thresholds() {
     // AVX2 runs of 8 KiB and more take a table of powers of r for every
-    // word of a 512-byte span, built by an `ExpandedKey` once it has seen
-    // 1 MiB in such runs and by a bare key for a run of 16 KiB or more;
+    // word of a 992-byte span, built by an `ExpandedKey` once it has seen
+    // 1 MiB in such runs and by a bare key for a run of 64 KiB or more (of
+    // a 512-byte span for a run of 16 KiB to 64 KiB);
     // IFMA runs of 8 KiB and more a table of powers for every block of a
     // 4 KiB span (spans of 2 KiB below 64 KiB), built by an `ExpandedKey` as
     // AVX2's and by a bare key for a run of 64 KiB or more.
@@ -429,13 +430,13 @@ fn long_runs_around_the_word_table_thresholds() {
         return;
     }
     let mut lens = Vec::new();
-    for base in [8192usize, 8192 + 512, 8192 + 2048, 16384, 16384 + 512, 16384 + 3 * 512] {
+    for base in [8192usize, 8192 + 512, 8192 + 2048, 9 * 992, 10 * 992, 16384, 16384 + 512, 16384 + 3 * 512, 17 * 992] {
         for d in [0usize, 1, 15, 16, 17, 63, 64, 65] {
             lens.extend([base - d, base + d]);
         }
     }
     // fewer around the 64 KiB ones (the reference is the slow part)
-    for base in [65536usize, 65536 + 2048, 65536 + 4096] {
+    for base in [65536usize, 66 * 992, 67 * 992, 65536 + 2048, 65536 + 4096] {
         for d in [0usize, 17, 64] {
             lens.extend([base - d, base + d]);
         }

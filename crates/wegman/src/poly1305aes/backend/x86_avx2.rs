@@ -75,7 +75,7 @@ pub(crate) const LAZY_MIN_BYTES: usize = 512;
 /// once the key has offered it [`words::BUILD_AFTER_BYTES`] in long runs,
 /// the powers of every word of a span ([`words::Table`]).
 #[derive(Clone)]
-pub(crate) struct Powers(pub(super) [[u64; 5]; 8], Lazy<words::Table>);
+pub(crate) struct Powers(pub(super) [[u64; 5]; 8], Lazy<words::Table<{ words::KEPT_PAIRS }>>);
 
 impl Drop for Powers {
     fn drop(&mut self) {
@@ -119,17 +119,23 @@ impl State {
     fn vector_blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) {
         let (head, tail) = blocks.split_at(blocks.len() & !63);
         if head.len() >= words::MIN_RUN_BYTES {
-            let built;
-            let table = match powers {
-                Some(p) => p.1.offer(head.len(), words::BUILD_AFTER_BYTES, || words::Table::new(self.token, &p.0)),
+            let (token, h) = (self.token, self.scalar.h());
+            let absorbed = match powers {
+                Some(p) => {
+                    p.1.offer(head.len(), words::BUILD_AFTER_BYTES, || words::Table::new(token, &p.0))
+                        .map(|t| words::absorb(token, t, h, head, hibit))
+                }
+                None if head.len() >= words::ONE_SHOT_LONG_BYTES => {
+                    let t = words::Table::<{ words::KEPT_PAIRS }>::new(token, &self.powers().0);
+                    Some(words::absorb(token, &t, h, head, hibit))
+                }
                 None if head.len() >= words::ONE_SHOT_MIN_BYTES => {
-                    built = words::Table::new(self.token, &self.powers().0);
-                    Some(&*built)
+                    let t = words::Table::<{ words::ONE_SHOT_PAIRS }>::new(token, &self.powers().0);
+                    Some(words::absorb(token, &t, h, head, hibit))
                 }
                 None => None,
             };
-            if let Some(table) = table {
-                let h = words::absorb(self.token, table, self.scalar.h(), head, hibit);
+            if let Some(h) = absorbed {
                 self.scalar.set_h(h);
                 self.scalar.blocks(tail, hibit);
                 return;

@@ -3,8 +3,9 @@
 //! unreduced.
 //!
 //! # Method
-//! Horner's rule in spans of up to 32 blocks (512 bytes): with V the
-//! running value spread over four lanes (their sum is h mod p),
+//! Horner's rule in spans of up to 62 blocks (992 bytes; 32 blocks, 512
+//! bytes, in the half table a one-shot call builds for a run under 64 KiB):
+//! with V the running value spread over four lanes (their sum is h mod p),
 //!
 //! ```text
 //! V ← V · r^n + Σ_{j<n} m_j · r^(n−j)     (n = the span's blocks)
@@ -33,19 +34,32 @@
 //! are the bound here, and these took 3 % of their work (Intel Xeon 6/207
 //! capped to `avx2-vaes`, 1 MiB: 0.587 → 0.571× OpenSSL's time).
 //!
+//! Why 62 blocks: each span also costs V · r^n (25 products, 20 additions)
+//! and a carry step (about 20 operations), a fifth more on a 512-byte
+//! span's 320 operations, a ninth on a 992-byte span's 620. 62 is the most
+//! the lanes hold (the bounds below). Same Xeon, capped, hot, 1 MiB, an
+//! `ExpandedKey`: 0.241 → 0.212 ticks a byte, 0.57 → 0.50× OpenSSL's time
+//! (two runs). The bound of the loop alone is 40 operations per 64 bytes
+//! at the 2.31 `vpmuludq`/`vpaddq` a cycle `tools/port-probe` measures
+//! there: 0.206 ticks a byte at the 1.31 core cycles per tick the bench
+//! estimates.
+//!
 //! (CWC-HASH's AVX2 lanes, `cwc/backend/x86_avx2.rs`, do the same modulo
 //! 2^127 − 1.)
 //!
-//! Table ([`Table`], 6.1 KiB, built in about 1,100 TSC ticks): for pair q
-//! of a span (blocks 2q and 2q + 1, powers e = 32 − 2q and e − 1) the ten
-//! rows of its two word vectors, and for each q the high bits' constant and
-//! the wrap multiples 5·k_1 … 5·k_4 of r^e for a span that starts at pair q.
-//! A span of n < 32 blocks (a run's last) starts at pair 16 − n/2, so its
-//! powers run n … 1 as well, and its r^n is that pair's first row's lane 0.
+//! Table ([`Table`] of P pairs: 11.9 KiB for an `ExpandedKey`'s 31, 6.1
+//! KiB for 16; the 16-pair build took about 1,100 TSC ticks on that Xeon,
+//! and the 31-pair build is twice its instructions, 20,200 against 10,400
+//! under callgrind): for pair q of a span (blocks 2q and 2q + 1, powers e =
+//! 2P − 2q and e − 1) the ten rows of its two word vectors, and for each q
+//! the high bits' constant and the wrap multiples 5·k_1 … 5·k_4 of r^e for
+//! a span that starts at pair q. A span of n < 2P blocks (a run's last)
+//! starts at pair P − n/2, so its powers run n … 1 as well, and its r^n is
+//! that pair's first row's lane 0.
 //!
 //! # Limb bounds (64-bit lanes; `vpmuludq` multiplies the low 32 bits)
-//! * "At rest" (after [`carry`] on sums below 2^63.1): limbs 0, 2, 3 <
-//!   2^26, limb 1 < 2^26 + 2^13.4, limb 4 < 2^26 + 2^11.1: all < 2^26.001.
+//! * "At rest" (after [`carry`] on sums below 2^64): limbs 0, 2, 3 <
+//!   2^26, limb 1 < 2^26 + 2^14.4, limb 4 < 2^26 + 2^12.1: all < 2^26.001.
 //!   V is always at rest, but for h from the portable state in lane 0
 //!   (limb 4 < 5·2^24 < 2^26.33).
 //! * Powers: r^1 … r^8 from the scalar chain (limbs <= 2^26), the others
@@ -54,18 +68,20 @@
 //!   2^34.4 before their carry step): every row limb < 2^26.001, and 5·k <
 //!   2^28.33 for the multiplier of V.
 //! * A word < 2^32, so a product < 2^58.002; a span gives each limb of each
-//!   lane two per pair, 32 in all: < 2^63.002. V · r^n: five products each
-//!   < 2^26.33 · 2^28.33, < 2^56.99. The high bits' constant < 2^26.01. In
-//!   all < 2^63.02: no lane overflows.
-//! * The carry step on sums < 2^63.02: carries out of limbs 0–3 < 2^37.02,
-//!   limb 4's (times 5) < 2^39.4, added to limb 0 (< 2^26) and carried on:
+//!   lane two per pair, 62 in all (31 pairs): < 2^63.955. V · r^n: five
+//!   products each < 2^26.33 · 2^28.33, < 2^56.99. The high bits' constant
+//!   < 2^26.01. In all < 2^63.97: no lane overflows (a 32nd pair would
+//!   reach 2^64.02).
+//! * The carry step on sums < 2^63.97: carries out of limbs 0–3 < 2^37.97,
+//!   limb 4's (times 5) < 2^40.3, added to limb 0 (< 2^26) and carried on:
 //!   at rest again (lazy reduction; the portable code reduces fully at the
 //!   end). The four lanes' sum, < 2^28.4 per limb, is carried in scalar.
 //!
 //! Constant time: straight-line vector arithmetic; branches only on
 //! lengths and on the high bit (public: 1 for message blocks, 0 only for a
 //! padded final block). Tested against the portable code at every span
-//! length and run length to three spans, on extreme r, h and blocks.
+//! length and run length to three spans, on extreme r, h and blocks, for
+//! both tables.
 
 use core::arch::x86_64::*;
 
@@ -78,15 +94,17 @@ use crate::cpu::Avx2;
 /// (quick mode, Intel Xeon 6/207 capped to `avx2-vaes`, against OpenSSL's
 /// AVX2 code: 0.55–0.79× at 2 KiB against 0.83–0.87, 0.57–0.67 at 4 KiB
 /// against 0.92), but a key among many (1000 `ExpandedKey`s cycled) reads
-/// its 90 lines from beyond L2: 4 KiB took 0.87–0.96× with the table against
-/// 0.79–0.82 without, 8 KiB 0.83–0.90 against 0.84–0.88 (two alternating
-/// runs of each build), and in full mode the table put 2,721 cold cells of
-/// 4–8 KiB above 1.05× (none without it).
+/// its table from beyond L2: with the 16-pair table (96 lines), 4 KiB took
+/// 0.87–0.96× with the table against 0.79–0.82 without, 8 KiB 0.83–0.90
+/// against 0.84–0.88 (two alternating runs of each build), and in full mode
+/// the table put 2,721 cold cells of 4–8 KiB above 1.05× (none without it).
+/// The 31-pair table (190 lines), cold, 8 KiB: 0.84–0.86× against the
+/// 16-pair table's 0.84–0.85 (two alternating runs).
 pub(crate) const MIN_RUN_BYTES: usize = 8192;
 /// An `ExpandedKey` builds its table once it has offered this many bytes in
 /// runs of at least [`MIN_RUN_BYTES`] (its 128th run of 8 KiB, or a first of
-/// 1 MiB). Building it (r^9 … r^32, each power times 2^32, 2^64, 2^96) takes
-/// about 1,100 TSC ticks on that Xeon, what the table saves on 8 KiB; but
+/// 1 MiB). Building it (r^9 … r^62, each power times 2^32, 2^64, 2^96) takes
+/// about twice the 1,100 TSC ticks the 16-pair table took on that Xeon; but
 /// its heap block's first touch is page faults, and 1000 keys building
 /// theirs on their second 8 KiB run put that call's cost above 1.05× OpenSSL
 /// (full mode, capped to `avx2-vaes` on AMD Zen 4: worst 1.85×). After
@@ -94,14 +112,23 @@ pub(crate) const MIN_RUN_BYTES: usize = 8192;
 pub(crate) const BUILD_AFTER_BYTES: usize = 1 << 20;
 /// Without an `ExpandedKey` (one-shot and streaming calls from a `Key`) the
 /// table is built for a run at least this long, and wiped after it: one-shot
-/// `authenticate` with it at 8 KiB took what the lanes take (hot, that
-/// Xeon); at 16 KiB 13 % less, from 64 KiB 37–43 % less.
+/// `authenticate` with the 16-pair table at 8 KiB took what the lanes take
+/// (hot, that Xeon); at 16 KiB 13 % less, from 64 KiB 37–43 % less.
 pub(crate) const ONE_SHOT_MIN_BYTES: usize = 16384;
+/// One-shot runs at least this long build the 31-pair table, shorter ones
+/// (from [`ONE_SHOT_MIN_BYTES`]) the 16-pair one: its build is half the
+/// work, which the longer spans repay only from about 64 KiB (one-shot
+/// `authenticate`, hot, that Xeon capped: with the 31-pair table from 16
+/// KiB, 16 KiB took 0.95× OpenSSL's time against 0.76 before; at 64 KiB
+/// 0.62 either way; at 1 MiB 0.51 against 0.57).
+pub(crate) const ONE_SHOT_LONG_BYTES: usize = 65536;
 
-/// Pairs of blocks in a full span.
-const PAIRS: usize = 16;
-/// A full span's bytes.
-const SPAN: usize = 32 * PAIRS;
+/// Pairs of blocks in an `ExpandedKey`'s table's span: 62 blocks, the most
+/// whose products fit the lanes (see the bounds above).
+pub(crate) const KEPT_PAIRS: usize = 31;
+/// Pairs of blocks in a one-shot call's table's span, unless the run is at
+/// least [`ONE_SHOT_LONG_BYTES`]: half the build.
+pub(crate) const ONE_SHOT_PAIRS: usize = 16;
 
 /// One pair of blocks' rows: row i is limb i of the powers of the words in
 /// the pair's low word vector (lanes: block 0 word 0, block 0 word 2,
@@ -113,17 +140,17 @@ struct Pair([[u64; 4]; 10]);
 
 /// The powers of every word of a full span, and the high bits' constants.
 #[derive(Clone)]
-pub(crate) struct Table {
+pub(crate) struct Table<const PAIRS: usize> {
     pairs: [Pair; PAIRS],
-    /// Σ 2^128·r^e for e = 1 … 32 − 2q (the span starting at pair q),
-    /// carried: limbs < 2^26 but limb 1 < 2^26 + 2^12.
+    /// Σ 2^128·r^e for e = 1 … 2·PAIRS − 2q (the span starting at pair
+    /// q), carried: limbs < 2^26 but limb 1 < 2^26 + 2^12.
     high_bits: [[u64; 5]; PAIRS],
-    /// 5·(limbs 1 to 4 of r^(32−2q)), the wrap multiples of a span that
+    /// 5·(limbs 1 to 4 of r^(2·PAIRS − 2q)), the wrap multiples of a span that
     /// starts at pair q (precomputed: vector ALU work saved per span).
     wraps: [[u64; 4]; PAIRS],
 }
 
-impl Drop for Table {
+impl<const PAIRS: usize> Drop for Table<PAIRS> {
     /// One `memset` and a `black_box` the optimizer must assume reads the
     /// zeros (`zeroize`'s volatile loop stores a word a cycle: 700 here).
     fn drop(&mut self) {
@@ -134,10 +161,19 @@ impl Drop for Table {
     }
 }
 
-impl Table {
+impl<const PAIRS: usize> Table<PAIRS> {
+    /// A span's bytes.
+    const SPAN: usize = 32 * PAIRS;
+    /// The last pair (powers r^2 and r^1).
+    const LAST: usize = PAIRS - 1;
+    /// 62 blocks at most (the lanes' bound), and a step for each power of
+    /// two below `PAIRS` in [`build`].
+    const FITS: () = assert!(PAIRS >= 2 && PAIRS <= 31);
+
     /// From a key's r^1 … r^8, written straight into its heap block.
     pub(crate) fn new(token: Avx2, r: &[[u64; 5]; 8]) -> Box<Self> {
-        let mut out = Box::<Table>::new_uninit();
+        let () = Self::FITS;
+        let mut out = Box::<Self>::new_uninit();
         // SAFETY: `token` is an `Avx2`, which `crate::cpu` hands out only
         // after detecting AVX2 on this CPU; `out` is a live allocation for
         // one `Table`.
@@ -156,33 +192,31 @@ fn times_2_32(x: Limbs) -> Limbs {
     carry([wrapped, up(x[0]), up(x[1]), up(x[2]), up(x[3])])
 }
 
-/// Pair q's powers r^(32−2q) (lanes 0, 1) and r^(31−2q) (lanes 2, 3), pair
-/// 15's from r^2 and r^1 and the others from it: pair 14 steps by r^2, 13
-/// and 12 by r^4 (from 15 and 14), 11 … 8 by r^8 and 7 … 0 by r^16 (from
-/// q + 4 and q + 8): 5 steps in a chain, not 15. Then each pair's rows,
-/// and the high bits' constants. Every row and constant of `out` is
-/// written.
+/// Pair q's powers r^(2P−2q) (lanes 0, 1) and r^(2P−1−2q) (lanes 2, 3)
+/// for P = `PAIRS`, the last pair's from r^2 and r^1 and the others from
+/// it: the one before it steps by r^2, the two before those by r^4 (from
+/// the last two), then four by r^8, eight by r^16, and the rest (14 of 31)
+/// by r^32: 5 steps in a chain, not 30. Then each pair's rows, and the high
+/// bits' constants. Every row and constant of `out` is written.
 ///
 /// # Safety
 /// AVX2 present; `out` valid for writing one `Table`.
 #[target_feature(enable = "avx2")]
-unsafe fn build(_proof: Avx2, r: &[[u64; 5]; 8], out: *mut Table) {
+unsafe fn build<const PAIRS: usize>(_proof: Avx2, r: &[[u64; 5]; 8], out: *mut Table<PAIRS>) {
+    let last = Table::<PAIRS>::LAST;
     use zeroize::Zeroize;
+    // r^2, r^4, r^8, r^16, r^32: pair q steps from pair q + d by r^(2d), d
+    // the largest power of two with q + d <= the last pair
     let mut r16 = mul26(&r[7], &r[7]);
+    let mut r32 = if last >= 16 { mul26(&r16, &r16) } else { [0; 5] };
+    let steps = [&r[1], &r[3], &r[7], &r16, &r32];
     let times = |x: &Limbs, (k, s): &(Limbs, [__m256i; 4])| carry(mul(x, k, s));
     let mut v: [Limbs; PAIRS] = [[_mm256_setzero_si256(); 5]; PAIRS];
-    v[15] = core::array::from_fn(|i| _mm256_set_epi64x(r[0][i] as i64, r[0][i] as i64, r[1][i] as i64, r[1][i] as i64));
-    v[14] = times(&v[15], &broadcast::<5>(&r[1]));
-    let k4 = broadcast::<5>(&r[3]);
-    v[13] = times(&v[15], &k4);
-    v[12] = times(&v[14], &k4);
-    let k8 = broadcast::<5>(&r[7]);
-    for q in (8..12).rev() {
-        v[q] = times(&v[q + 4], &k8);
-    }
-    let k16 = broadcast::<5>(&r16);
-    for q in (0..8).rev() {
-        v[q] = times(&v[q + 8], &k16);
+    v[last] =
+        core::array::from_fn(|i| _mm256_set_epi64x(r[0][i] as i64, r[0][i] as i64, r[1][i] as i64, r[1][i] as i64));
+    for q in (0..last).rev() {
+        let d = (last - q).ilog2() as usize;
+        v[q] = times(&v[q + (1 << d)], &broadcast::<5>(steps[d]));
     }
     // Σ 2^128·r^e over pairs q … 15, lanes 0 and 2 of each pair's
     // (lanes 1 and 3 repeat them)
@@ -205,7 +239,8 @@ unsafe fn build(_proof: Avx2, r: &[[u64; 5]; 8], out: *mut Table) {
             high[i] = _mm256_add_epi64(high[i], t96[i]);
             sum[i] = (_mm256_extract_epi64::<0>(high[i]) + _mm256_extract_epi64::<2>(high[i])) as u64;
         }
-        // 2^96·Σ r^e < 2^31.1 per limb, times 2^32 in scalar: the limbs
+        // 2^96·Σ r^e < 2^32.0 per limb (62 at-rest terms), times 2^32 in
+        // scalar (below 2^40.4, well within `carry_scalar`'s 2^61): the limbs
         // moved up one place times 2^6, limb 4 into limb 0 times 5·2^6
         let mut up = [320 * sum[4], sum[0] << 6, sum[1] << 6, sum[2] << 6, sum[3] << 6];
         // SAFETY: constant q of `*out`, 40 writable bytes.
@@ -219,6 +254,7 @@ unsafe fn build(_proof: Avx2, r: &[[u64; 5]; 8], out: *mut Table) {
     high.iter_mut().for_each(|h| *h = _mm256_setzero_si256());
     core::hint::black_box(&mut high);
     r16.zeroize();
+    r32.zeroize();
     // Every power of r passed through `v` on this stack frame.
     v.as_flattened_mut().fill(_mm256_setzero_si256());
     core::hint::black_box(&mut v);
@@ -226,7 +262,13 @@ unsafe fn build(_proof: Avx2, r: &[[u64; 5]; 8], out: *mut Table) {
 
 /// h' after the blocks of `data` (a non-empty multiple of 32 bytes) from h
 /// (the portable state's, h2 <= 4), each with the high bit `hibit` (0 or 1).
-pub(crate) fn absorb(token: Avx2, table: &Table, h: [u64; 3], data: &[u8], hibit: u64) -> [u64; 3] {
+pub(crate) fn absorb<const PAIRS: usize>(
+    token: Avx2,
+    table: &Table<PAIRS>,
+    h: [u64; 3],
+    data: &[u8],
+    hibit: u64,
+) -> [u64; 3] {
     assert!(data.len().is_multiple_of(32) && !data.is_empty() && hibit <= 1);
     // SAFETY: `token` is an `Avx2`, which `crate::cpu` hands out only after
     // detecting AVX2 on this CPU.
@@ -265,8 +307,8 @@ fn add_products(t: Limbs, low: __m256i, high: __m256i, p: &Pair) -> Limbs {
 /// `rest` (the bytes after them may be read, never used), carried.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn span(t: &Table, v: Limbs, rest: &[u8], hibit: u64) -> Limbs {
-    let pairs = rest.len().min(SPAN) / 32;
+fn span<const PAIRS: usize>(t: &Table<PAIRS>, v: Limbs, rest: &[u8], hibit: u64) -> Limbs {
+    let pairs = rest.len().min(Table::<PAIRS>::SPAN) / 32;
     let first = PAIRS - pairs;
     // r^n: the power of the span's first word (row i, lane 0 of its pair)
     let g = &t.pairs[first].0;
@@ -298,11 +340,11 @@ fn span(t: &Table, v: Limbs, rest: &[u8], hibit: u64) -> Limbs {
 }
 
 #[target_feature(enable = "avx2")]
-fn spans(_proof: Avx2, t: &Table, h: [u64; 3], data: &[u8], hibit: u64) -> [u64; 3] {
+fn spans<const PAIRS: usize>(_proof: Avx2, t: &Table<PAIRS>, h: [u64; 3], data: &[u8], hibit: u64) -> [u64; 3] {
     // Spill slots on their alignment wherever the stack lands (crate::frame).
     let _frame = crate::frame::Align64::pin();
     let mut v: Limbs = limbs26(h[0], h[1], h[2]).map(|l| _mm256_set_epi64x(0, 0, 0, l as i64));
-    for at in (0..data.len()).step_by(SPAN) {
+    for at in (0..data.len()).step_by(Table::<PAIRS>::SPAN) {
         v = span(t, v, &data[at..], hibit);
     }
     to_radix64(core::array::from_fn(|i| hsum(v[i])))
@@ -331,11 +373,18 @@ mod tests {
     }
 
     /// The table's h' against the portable code's, for every run of 1 to
-    /// 3 spans + 15 pairs (every span length, full spans before it), both
-    /// high bits, extreme and random r, h and blocks.
+    /// 3 spans + all but one pair (every span length, full spans before
+    /// it), both high bits, extreme and random r, h and blocks: for an
+    /// `ExpandedKey`'s table and a one-shot call's.
     #[test]
     fn equal_to_the_portable_code_at_every_run_length() {
         let Some(token) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
+        equal_to_the_portable_code::<KEPT_PAIRS>(token);
+        equal_to_the_portable_code::<ONE_SHOT_PAIRS>(token);
+    }
+
+    fn equal_to_the_portable_code<const PAIRS: usize>(token: Avx2) {
+        let span = Table::<PAIRS>::SPAN;
         let mut one = [0u8; 16];
         one[0] = 1;
         let random: [u8; 16] = {
@@ -347,14 +396,14 @@ mod tests {
         let hs = [[0, 0, 0], [u64::MAX, u64::MAX, 4], [0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210, 2]];
         let emulated = std::env::var_os("WEGMAN_EMULATED").is_some();
         for (ri, r) in [R_MAX, random, one].iter().enumerate() {
-            let table = Table::new(token, &powers(r));
+            let table = Table::<PAIRS>::new(token, &powers(r));
             for fill in [Some(0xffu8), Some(0), None] {
                 let data = match fill {
-                    Some(b) => vec![b; 3 * SPAN + SPAN - 32],
-                    None => bytes(ri as u64 + 11, 3 * SPAN + SPAN - 32),
+                    Some(b) => vec![b; 3 * span + span - 32],
+                    None => bytes(ri as u64 + 11, 3 * span + span - 32),
                 };
                 for len in (32..=data.len()).step_by(32) {
-                    if emulated && len % SPAN > 96 && len % SPAN < SPAN - 96 {
+                    if emulated && len % span > 96 && len % span < span - 96 {
                         continue;
                     }
                     for h in hs {
@@ -369,7 +418,7 @@ mod tests {
                             assert_eq!(
                                 have.finalize(&[0; 16]),
                                 want.finalize(&[0; 16]),
-                                "r {ri} fill {fill:?} len {len} h {h:x?} hibit {hibit}"
+                                "pairs {PAIRS} r {ri} fill {fill:?} len {len} h {h:x?} hibit {hibit}"
                             );
                         }
                     }
@@ -383,7 +432,7 @@ mod tests {
     #[test]
     fn dropping_a_table_zeroes_it() {
         let Some(token) = crate::cpu::Features::detect().avx2() else { return };
-        let table = *Table::new(token, &powers(&R_MAX));
+        let table = *Table::<KEPT_PAIRS>::new(token, &powers(&R_MAX));
         assert!(table.pairs.iter().all(|p| p.0.as_flattened().iter().any(|&x| x != 0)));
         assert!(table.high_bits.iter().all(|c| c.iter().any(|&x| x != 0)));
         assert!(table.wraps.iter().all(|c| c.iter().any(|&x| x != 0)));
@@ -401,7 +450,7 @@ mod tests {
             )
         };
         assert!(pairs.iter().all(|p| p.as_flattened().iter().all(|&x| x == 0)));
-        assert_eq!(high, [[0; 5]; PAIRS]);
-        assert_eq!(wraps, [[0; 4]; PAIRS]);
+        assert_eq!(high, [[0; 5]; KEPT_PAIRS]);
+        assert_eq!(wraps, [[0; 4]; KEPT_PAIRS]);
     }
 }
