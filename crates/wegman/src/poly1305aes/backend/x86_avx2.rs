@@ -115,31 +115,33 @@ impl State {
         }
     }
 
+    /// The vector paths, and the way the run of whole groups took (what a
+    /// test can see of the choice: every way gives the same h).
     #[inline(never)]
-    fn vector_blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) {
+    fn vector_blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) -> words::Way {
+        use words::Way;
         let (head, tail) = blocks.split_at(blocks.len() & !63);
-        if head.len() >= words::MIN_RUN_BYTES {
-            let (token, h) = (self.token, self.scalar.h());
-            let absorbed = match powers {
-                Some(p) => {
-                    p.1.offer(head.len(), words::BUILD_AFTER_BYTES, || words::Table::new(token, &p.0))
-                        .map(|t| words::absorb(token, t, h, head, hibit))
-                }
-                None if head.len() >= words::ONE_SHOT_LONG_BYTES => {
-                    let t = words::Table::<{ words::KEPT_PAIRS }>::new(token, &self.powers().0);
-                    Some(words::absorb(token, &t, h, head, hibit))
-                }
-                None if head.len() >= words::ONE_SHOT_MIN_BYTES => {
-                    let t = words::Table::<{ words::ONE_SHOT_PAIRS }>::new(token, &self.powers().0);
-                    Some(words::absorb(token, &t, h, head, hibit))
-                }
-                None => None,
-            };
-            if let Some(h) = absorbed {
-                self.scalar.set_h(h);
-                self.scalar.blocks(tail, hibit);
-                return;
+        let (token, h) = (self.token, self.scalar.h());
+        let way = Way::of(head.len(), powers.is_some());
+        let absorbed = match (way, powers) {
+            (Way::Kept, Some(p)) => {
+                p.1.offer(head.len(), words::BUILD_AFTER_BYTES, || words::Table::new(token, &p.0))
+                    .map(|t| words::absorb(token, t, h, head, hibit))
             }
+            (Way::Whole, _) => {
+                let t = words::Table::<{ words::KEPT_PAIRS }>::new(token, &self.powers().0);
+                Some(words::absorb(token, &t, h, head, hibit))
+            }
+            (Way::Half, _) => {
+                let t = words::Table::<{ words::ONE_SHOT_PAIRS }>::new(token, &self.powers().0);
+                Some(words::absorb(token, &t, h, head, hibit))
+            }
+            _ => None,
+        };
+        if let Some(h) = absorbed {
+            self.scalar.set_h(h);
+            self.scalar.blocks(tail, hibit);
+            return way;
         }
         let computed;
         let powers = match powers {
@@ -154,6 +156,7 @@ impl State {
         let h = unsafe { groups(self.token, self.scalar.h(), head, powers, hibit) };
         self.scalar.set_h(h);
         self.scalar.blocks(tail, hibit);
+        Way::Lanes
     }
 
     pub(crate) fn finalize(&self, s: &[u8; 16]) -> [u8; 16] {
@@ -397,6 +400,39 @@ mod tests {
             carried += usize::from(d[1] >> 26 != 0 && d[4] & ((1 << 24) - 1) == (1 << 24) - 1);
         }
         assert!(carried >= 2, "the cases must reach the carry");
+    }
+
+    /// The way each run takes, at every threshold: the lanes below 8 KiB;
+    /// an `ExpandedKey`'s table once it has offered 1 MiB in runs of 8 KiB
+    /// and more (the lanes until then); without one, a 16-pair table from
+    /// 16 KiB and a 31-pair one from 64 KiB. Every way gives the same h, so
+    /// no other test sees a choice made wrong (mutants of the guards
+    /// survived them all).
+    #[test]
+    fn each_run_takes_its_way() {
+        use words::Way;
+        let Some(token) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
+        let data = vec![0x5a; words::ONE_SHOT_LONG_BYTES + 64];
+        let bare = |len: usize| State::new(&R_MAX, token).vector_blocks(&data[..len], 1, None);
+        assert_eq!(bare(words::MIN_RUN_BYTES), Way::Lanes);
+        assert_eq!(bare(words::ONE_SHOT_MIN_BYTES - 64), Way::Lanes);
+        assert_eq!(bare(words::ONE_SHOT_MIN_BYTES), Way::Half);
+        assert_eq!(bare(words::ONE_SHOT_MIN_BYTES + 63), Way::Half);
+        assert_eq!(bare(words::ONE_SHOT_LONG_BYTES - 64), Way::Half);
+        assert_eq!(bare(words::ONE_SHOT_LONG_BYTES), Way::Whole);
+        assert_eq!(bare(words::ONE_SHOT_LONG_BYTES + 63), Way::Whole);
+        let st = State::new(&R_MAX, token);
+        let powers = st.powers();
+        let kept = |len: usize| State::new(&R_MAX, token).vector_blocks(&data[..len], 1, Some(&powers));
+        assert_eq!(kept(words::MIN_RUN_BYTES - 64), Way::Lanes);
+        let mut offered = 0;
+        while offered + words::MIN_RUN_BYTES < words::BUILD_AFTER_BYTES {
+            assert_eq!(kept(words::MIN_RUN_BYTES), Way::Lanes, "before the table, at {offered}");
+            offered += words::MIN_RUN_BYTES;
+        }
+        assert_eq!(kept(words::MIN_RUN_BYTES), Way::Kept, "the run that reaches 1 MiB builds it");
+        assert_eq!(kept(words::MIN_RUN_BYTES - 64), Way::Lanes);
+        assert_eq!(kept(words::ONE_SHOT_LONG_BYTES), Way::Kept);
     }
 
     /// r with every bit §2 allows set.
