@@ -455,6 +455,38 @@ mod tests {
         }
     }
 
+    /// The lanes' bound, tested where no key reaches it: a 31-pair table
+    /// whose every row limb is the largest an at-rest value may have
+    /// (2^26.001), the high bits' constant at its largest (2^26.01), h at
+    /// the largest the portable state holds and a span of all-ones words
+    /// give the exact sum of their products mod p. With 32 pairs (64
+    /// products a limb) this test fails: the lanes wrap. A table of real
+    /// powers never comes near (their limbs are spread below 2^26), so the
+    /// equality tests above pass at 32 pairs too.
+    #[test]
+    fn a_span_at_the_lanes_bound_does_not_wrap() {
+        use num_bigint::BigUint;
+        let Some(token) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
+        let (m, c) = ((1u64 << 26) + 46_000, (1u64 << 26) + 466_000);
+        let table = Table::<KEPT_PAIRS> {
+            pairs: core::array::from_fn(|_| Pair([[m; 4]; 10])),
+            high_bits: [[c; 5]; KEPT_PAIRS],
+            wraps: [[5 * m; 4]; KEPT_PAIRS],
+        };
+        let h = [u64::MAX, u64::MAX, 4];
+        let data = [0xffu8; 32 * KEPT_PAIRS];
+        let got = absorb(token, &table, h, &data, 1);
+        let p = (BigUint::from(1u8) << 130u32) - 5u32;
+        let big = |x: [u64; 3]| x.iter().rev().fold(BigUint::ZERO, |t, &w| (t << 64u32) + w);
+        // Σ over the limbs of what each limb's lanes hold, at its place:
+        // two products a pair in each of four lanes, the constant in lane
+        // 0; and V · r^n with V = h in lane 0, r^n's limbs all m.
+        let limbs = |x: u128| (0..5u32).fold(BigUint::ZERO, |t, i| t + (BigUint::from(x) << (26 * i)));
+        let products = 4 * 2 * KEPT_PAIRS as u128 * u128::from(u32::MAX) * u128::from(m);
+        let want = (big(h) * limbs(u128::from(m)) + limbs(products + u128::from(c))) % &p;
+        assert_eq!(big(got) % &p, want);
+    }
+
     /// Dropping a `Table` zeroes every row and constant: no output shows
     /// it, so a drop made a no-op would survive every other test.
     #[test]
