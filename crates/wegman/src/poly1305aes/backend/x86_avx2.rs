@@ -417,10 +417,10 @@ mod tests {
         assert_eq!(bare(words::MIN_RUN_BYTES), Way::Lanes);
         assert_eq!(bare(words::ONE_SHOT_MIN_BYTES - 64), Way::Lanes);
         assert_eq!(bare(words::ONE_SHOT_MIN_BYTES), Way::Half);
-        assert_eq!(bare(words::ONE_SHOT_MIN_BYTES + 63), Way::Half);
+        assert_eq!(bare(words::ONE_SHOT_MIN_BYTES + 48), Way::Half);
         assert_eq!(bare(words::ONE_SHOT_LONG_BYTES - 64), Way::Half);
         assert_eq!(bare(words::ONE_SHOT_LONG_BYTES), Way::Whole);
-        assert_eq!(bare(words::ONE_SHOT_LONG_BYTES + 63), Way::Whole);
+        assert_eq!(bare(words::ONE_SHOT_LONG_BYTES + 48), Way::Whole);
         let st = State::new(&R_MAX, token);
         let powers = st.powers();
         let kept = |len: usize| State::new(&R_MAX, token).vector_blocks(&data[..len], 1, Some(&powers));
