@@ -129,12 +129,10 @@ impl State {
                     .map(|t| words::absorb(token, t, h, head, hibit))
             }
             (Way::Whole, _) => {
-                let t = words::Table::<{ words::KEPT_PAIRS }>::new(token, &self.powers().0);
-                Some(words::absorb(token, &t, h, head, hibit))
+                Some(words::absorb_once::<{ words::KEPT_PAIRS }>(token, &self.powers().0, h, head, hibit))
             }
             (Way::Half, _) => {
-                let t = words::Table::<{ words::ONE_SHOT_PAIRS }>::new(token, &self.powers().0);
-                Some(words::absorb(token, &t, h, head, hibit))
+                Some(words::absorb_once::<{ words::ONE_SHOT_PAIRS }>(token, &self.powers().0, h, head, hibit))
             }
             _ => None,
         };
@@ -151,9 +149,9 @@ impl State {
                 &computed
             }
         };
-        // SAFETY: `self.token` is an `Avx2`, which `crate::cpu` hands out
-        // only after detecting AVX2 on this CPU.
-        let h = unsafe { groups(self.token, self.scalar.h(), head, powers, hibit) };
+        // SAFETY: `token` (`self.token`) is an `Avx2`, which `crate::cpu`
+        // hands out only after detecting AVX2 on this CPU.
+        let h = unsafe { groups(token, h, head, powers, hibit) };
         self.scalar.set_h(h);
         self.scalar.blocks(tail, hibit);
         Way::Lanes

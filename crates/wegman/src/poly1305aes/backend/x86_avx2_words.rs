@@ -246,7 +246,7 @@ unsafe fn build<const PAIRS: usize>(_proof: Avx2, r: &[[u64; 5]; 8], out: *mut T
         let d = (last - q).ilog2() as usize;
         v[q] = times(&v[q + (1 << d)], &broadcast::<5>(steps[d]));
     }
-    // Σ 2^128·r^e over pairs q … 15, lanes 0 and 2 of each pair's
+    // Σ 2^128·r^e over pairs q … the last, lanes 0 and 2 of each pair's
     // (lanes 1 and 3 repeat them)
     let mut high: Limbs = [_mm256_setzero_si256(); 5];
     for q in (0..PAIRS).rev() {
@@ -301,6 +301,18 @@ pub(crate) fn absorb<const PAIRS: usize>(
     // SAFETY: `token` is an `Avx2`, which `crate::cpu` hands out only after
     // detecting AVX2 on this CPU.
     unsafe { spans(token, table, h, data, hibit) }
+}
+
+/// [`absorb`] under a table of `PAIRS` pairs built from r^1 … r^8 for this
+/// run alone, and wiped after it (a key without an `ExpandedKey`).
+pub(crate) fn absorb_once<const PAIRS: usize>(
+    token: Avx2,
+    r: &[[u64; 5]; 8],
+    h: [u64; 3],
+    data: &[u8],
+    hibit: u64,
+) -> [u64; 3] {
+    absorb(token, &Table::<PAIRS>::new(token, r), h, data, hibit)
 }
 
 /// A 32-byte chunk as one vector (unaligned load).
