@@ -16,6 +16,8 @@
 //!   radix-2^44 limbs; preferred when the CPU has it.
 //!   `x86_avx512ifma_words.rs` for its long runs: eight lanes, each block
 //!   under its own precomputed power of r, products summed by limb place.
+//! - `way.rs`: the names of the ways a vector tier's run can take (its
+//!   lanes, a kept table, a table built for the run).
 //!
 //! The AES_k(n) of a key not expanded in advance (one, or eight at once in
 //! batches) is `crate::aes::PadLeaf`'s.
@@ -26,6 +28,8 @@
 
 mod float64;
 mod soft;
+#[cfg(target_arch = "x86_64")]
+mod way;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86_avx2;

@@ -52,6 +52,7 @@
 use core::arch::x86_64::*;
 
 use super::soft;
+use super::way::Way;
 use super::x86_avx2_limbs::{M26, carry, limbs26, powers_of_r, to_radix64};
 use super::x86_avx2_words as words;
 use crate::avx2_mul::{Limbs26 as Limbs, broadcast, hsum, mul32, mul32_at, products26 as mul, splat};
@@ -118,11 +119,10 @@ impl State {
     /// The vector paths, and the way the run of whole groups took (what a
     /// test can see of the choice: every way gives the same h).
     #[inline(never)]
-    fn vector_blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) -> words::Way {
-        use words::Way;
+    fn vector_blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) -> Way {
         let (head, tail) = blocks.split_at(blocks.len() & !63);
         let (token, h) = (self.token, self.scalar.h());
-        let way = Way::of(head.len(), powers.is_some());
+        let way = words::way_of(head.len(), powers.is_some());
         let absorbed = match (way, powers) {
             (Way::Kept, Some(p)) => {
                 p.1.offer(head.len(), words::BUILD_AFTER_BYTES, || words::Table::new(token, &p.0))
@@ -408,7 +408,6 @@ mod tests {
     /// survived them all).
     #[test]
     fn each_run_takes_its_way() {
-        use words::Way;
         let Some(token) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
         let data = vec![0x5a; words::ONE_SHOT_LONG_BYTES + 64];
         let bare = |len: usize| State::new(&R_MAX, token).vector_blocks(&data[..len], 1, None);

@@ -89,6 +89,8 @@ use super::x86_avx2_limbs::{carry, carry_scalar, limbs26, mul26, to_radix64};
 use crate::avx2_mul::{Limbs26 as Limbs, broadcast, hsum, mul32_at, products26 as mul, splat};
 use crate::cpu::Avx2;
 
+use super::way::Way;
+
 /// Runs at least this long take the table, shorter ones the lanes of
 /// [`super::x86_avx2`]. With one hot key the table is faster from 2 KiB
 /// (quick mode, Intel Xeon 6/207 capped to `avx2-vaes`, against OpenSSL's
@@ -123,31 +125,15 @@ pub(crate) const ONE_SHOT_MIN_BYTES: usize = 16384;
 /// 0.62 either way; at 1 MiB 0.51 against 0.57).
 pub(crate) const ONE_SHOT_LONG_BYTES: usize = 65536;
 
-/// Where a run of whole 64-byte groups goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Way {
-    /// The two-set lanes of [`super::x86_avx2`].
-    Lanes,
-    /// An `ExpandedKey`'s 31-pair table, once it is built (the lanes
-    /// until then).
-    Kept,
-    /// A 16-pair table built for this run and wiped after it.
-    Half,
-    /// A 31-pair table built for this run and wiped after it.
-    Whole,
-}
-
-impl Way {
-    /// The way of a run of `len` bytes, under an `ExpandedKey`'s powers
-    /// (`expanded`) or a bare key's.
-    pub(crate) fn of(len: usize, expanded: bool) -> Way {
-        match len {
-            _ if len < MIN_RUN_BYTES => Way::Lanes,
-            _ if expanded => Way::Kept,
-            _ if len >= ONE_SHOT_LONG_BYTES => Way::Whole,
-            _ if len >= ONE_SHOT_MIN_BYTES => Way::Half,
-            _ => Way::Lanes,
-        }
+/// The way of a run of `len` bytes (whole 64-byte groups), under an
+/// `ExpandedKey`'s powers (`expanded`) or a bare key's.
+pub(crate) fn way_of(len: usize, expanded: bool) -> Way {
+    match len {
+        _ if len < MIN_RUN_BYTES => Way::Lanes,
+        _ if expanded => Way::Kept,
+        _ if len >= ONE_SHOT_LONG_BYTES => Way::Whole,
+        _ if len >= ONE_SHOT_MIN_BYTES => Way::Half,
+        _ => Way::Lanes,
     }
 }
 

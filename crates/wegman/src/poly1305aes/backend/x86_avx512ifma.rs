@@ -63,6 +63,7 @@
 use core::arch::x86_64::*;
 
 use super::soft;
+use super::way::Way;
 use super::x86_avx512ifma_words as words;
 use crate::cpu::Avx512Ifma;
 use crate::ifma44::Limbs;
@@ -143,29 +144,29 @@ impl State {
         }
     }
 
+    /// The vector paths, and the way the run of whole groups took (what a
+    /// test can see of the choice: every way gives the same h).
     #[inline(never)]
-    fn vector_blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) {
+    fn vector_blocks(&mut self, blocks: &[u8], hibit: u64, powers: Option<&Powers>) -> Way {
         let (head, tail) = blocks.split_at(blocks.len() & !127);
-        if head.len() >= words::MIN_RUN_BYTES {
-            let built;
-            let table = match powers {
-                // an `ExpandedKey`'s powers: all sixteen (`State::powers`)
-                Some(p) => p.table.offer(head.len(), words::BUILD_AFTER_BYTES, || {
+        let (token, h) = (self.token, self.scalar.h());
+        let way = words::way_of(head.len(), powers.is_some());
+        let absorbed = match (way, powers) {
+            // an `ExpandedKey`'s powers: all sixteen (`State::powers`)
+            (Way::Kept, Some(p)) => p
+                .table
+                .offer(head.len(), words::BUILD_AFTER_BYTES, || {
                     assert_eq!(p.count, 16);
-                    words::table(self.token, &p.l)
-                }),
-                None if head.len() >= words::ONE_SHOT_MIN_BYTES => {
-                    built = words::table(self.token, &self.powers().l);
-                    Some(&*built)
-                }
-                _ => None,
-            };
-            if let Some(table) = table {
-                let h = words::absorb(self.token, table, self.scalar.h(), head, hibit);
-                self.scalar.set_h(h);
-                self.scalar.blocks(tail, hibit);
-                return;
-            }
+                    words::table(token, &p.l)
+                })
+                .map(|t| words::absorb(token, t, h, head, hibit)),
+            (Way::Whole, _) => Some(words::absorb(token, &words::table(token, &self.powers().l), h, head, hibit)),
+            _ => None,
+        };
+        if let Some(h) = absorbed {
+            self.scalar.set_h(h);
+            self.scalar.blocks(tail, hibit);
+            return way;
         }
         let computed;
         let powers = match powers {
@@ -175,11 +176,13 @@ impl State {
                 &computed
             }
         };
-        // SAFETY: `self.token` is an `Avx512Ifma`, which `crate::cpu` hands
-        // out only after detecting AVX-512 F, VL and IFMA on this CPU.
-        let h = unsafe { groups(self.token, self.scalar.h(), head, powers, hibit) };
+        // SAFETY: `token` (`self.token`) is an `Avx512Ifma`, which
+        // `crate::cpu` hands out only after detecting AVX-512 F, VL and IFMA
+        // on this CPU.
+        let h = unsafe { groups(token, h, head, powers, hibit) };
         self.scalar.set_h(h);
         self.scalar.blocks(tail, hibit);
+        Way::Lanes
     }
 
     pub(crate) fn finalize(&self, s: &[u8; 16]) -> [u8; 16] {
@@ -545,6 +548,37 @@ fn lanes8(_proof: Avx512Ifma, r: &[[u8; 16]; 8], s: &[[u8; 16]; 8], msgs: &[&[u8
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The way each run takes, at every threshold: the lanes below 8 KiB;
+    /// an `ExpandedKey`'s table once it has offered 1 MiB in runs of 8 KiB
+    /// and more (the lanes until then); without one, a table built for the
+    /// run from 64 KiB. Every way gives the same h, so no other test sees a
+    /// choice made wrong.
+    #[test]
+    fn each_run_takes_its_way() {
+        let Some(token) = crate::cpu::token_for_test("Avx512Ifma", crate::cpu::Features::avx512ifma) else { return };
+        let mut r = [0xa5u8; 16];
+        crate::poly1305aes::clamp(&mut r);
+        let data = vec![0x5a; words::ONE_SHOT_MIN_BYTES + 128];
+        let bare = |len: usize| State::new(&r, token).vector_blocks(&data[..len], 1, None);
+        assert_eq!(bare(words::MIN_RUN_BYTES), Way::Lanes);
+        assert_eq!(bare(words::ONE_SHOT_MIN_BYTES - 128), Way::Lanes);
+        assert_eq!(bare(words::ONE_SHOT_MIN_BYTES - 16), Way::Lanes);
+        assert_eq!(bare(words::ONE_SHOT_MIN_BYTES), Way::Whole);
+        assert_eq!(bare(words::ONE_SHOT_MIN_BYTES + 112), Way::Whole);
+        let powers = State::new(&r, token).powers();
+        let kept = |len: usize| State::new(&r, token).vector_blocks(&data[..len], 1, Some(&powers));
+        assert_eq!(kept(words::MIN_RUN_BYTES - 16), Way::Lanes);
+        let mut offered = 0;
+        while offered + words::MIN_RUN_BYTES < words::BUILD_AFTER_BYTES {
+            assert_eq!(kept(words::MIN_RUN_BYTES), Way::Lanes, "before the table, at {offered}");
+            offered += words::MIN_RUN_BYTES;
+        }
+        assert_eq!(kept(words::MIN_RUN_BYTES), Way::Kept, "the run that reaches 1 MiB builds it");
+        assert_eq!(kept(words::MIN_RUN_BYTES - 16), Way::Lanes);
+        assert_eq!(kept(words::MIN_RUN_BYTES + 112), Way::Kept);
+        assert_eq!(kept(words::ONE_SHOT_MIN_BYTES), Way::Kept);
+    }
 
     /// An `ExpandedKey`'s table is built on the run that brings the bytes
     /// it has offered in runs of at least `words::MIN_RUN_BYTES` to

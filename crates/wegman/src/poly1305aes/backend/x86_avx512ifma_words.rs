@@ -60,6 +60,7 @@
 
 use core::arch::x86_64::*;
 
+use super::way::Way;
 use crate::cpu::Avx512Ifma;
 pub(crate) use crate::ifma_table::Table;
 use crate::ifma_table::{Field, GROUPS};
@@ -89,6 +90,17 @@ pub(crate) const ONE_SHOT_MIN_BYTES: usize = 65536;
 /// took 0.95–1.06× OpenSSL in full spans, 0.87–0.95× in half spans (the
 /// lanes: 0.77×); hot 1 MiB 0.55× in full spans, 0.60× in half spans.
 const FULL_SPANS_BYTES: usize = 65536;
+
+/// The way of a run of `len` bytes (whole 128-byte groups), under an
+/// `ExpandedKey`'s powers (`expanded`) or a bare key's.
+pub(crate) fn way_of(len: usize, expanded: bool) -> Way {
+    match len {
+        _ if len < MIN_RUN_BYTES => Way::Lanes,
+        _ if expanded => Way::Kept,
+        _ if len >= ONE_SHOT_MIN_BYTES => Way::Whole,
+        _ => Way::Lanes,
+    }
+}
 
 /// Blocks and arithmetic modulo 2^130 − 5 for the shared span.
 struct Blocks {
