@@ -85,11 +85,10 @@
 
 use core::arch::x86_64::*;
 
+use super::way::Way;
 use super::x86_avx2_limbs::{carry, carry_scalar, limbs26, mul26, to_radix64};
 use crate::avx2_mul::{Limbs26 as Limbs, broadcast, hsum, mul32_at, products26 as mul, splat};
 use crate::cpu::Avx2;
-
-use super::way::Way;
 
 /// Runs at least this long take the table, shorter ones the lanes of
 /// [`super::x86_avx2`]. With one hot key the table is faster from 2 KiB

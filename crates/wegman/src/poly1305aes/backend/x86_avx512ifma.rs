@@ -85,6 +85,13 @@ pub(crate) const LAZY_MIN_BYTES: usize = 384;
 /// 2,048 730 -> 612.
 pub(crate) const LAZY_TWO_SETS_BYTES: usize = 1024;
 
+/// How many powers of r a run of `len` bytes without precomputed powers
+/// computes: all sixteen (both sets of lanes) from [`LAZY_TWO_SETS_BYTES`],
+/// r^1 … r^8 (one set) below. Either gives the same h.
+fn lazy_powers(len: usize) -> usize {
+    if len >= LAZY_TWO_SETS_BYTES { 16 } else { 8 }
+}
+
 /// r^1 … r^16 in radix-2^44 limbs (an `ExpandedKey`'s precomputation), or
 /// only r^1 … r^8 (`count` 8, the rest zero) for one set of lanes; stored
 /// limb by limb (`l[i][k − 1]` is limb i of r^k), so eight powers are one
@@ -172,7 +179,7 @@ impl State {
         let powers = match powers {
             Some(p) => p,
             None => {
-                computed = self.first_powers(if blocks.len() >= LAZY_TWO_SETS_BYTES { 16 } else { 8 });
+                computed = self.first_powers(lazy_powers(blocks.len()));
                 &computed
             }
         };
@@ -548,6 +555,16 @@ fn lanes8(_proof: Avx512Ifma, r: &[[u8; 16]; 8], s: &[[u8; 16]; 8], msgs: &[&[u8
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs without precomputed powers compute both sets' powers from their
+    /// threshold, one set's below it (speed only: no other test sees it).
+    #[test]
+    fn lazy_runs_take_both_sets_from_their_threshold() {
+        assert_eq!(lazy_powers(LAZY_MIN_BYTES), 8);
+        assert_eq!(lazy_powers(LAZY_TWO_SETS_BYTES - 16), 8);
+        assert_eq!(lazy_powers(LAZY_TWO_SETS_BYTES), 16);
+        assert_eq!(lazy_powers(1 << 20), 16);
+    }
 
     /// The way each run takes, at every threshold: the lanes below 8 KiB;
     /// an `ExpandedKey`'s table once it has offered 1 MiB in runs of 8 KiB
