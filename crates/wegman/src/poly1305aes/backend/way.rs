@@ -18,3 +18,16 @@ pub(crate) enum Way {
     /// A whole table, built for this run and wiped after it.
     Whole,
 }
+
+/// Checks a tier's `ExpandedKey` runs of `min_run` bytes (`kept` runs one
+/// and returns its way): the lanes on every run before the one that brings
+/// what the key has offered to `build_after`, the table on that run.
+#[cfg(test)]
+pub(crate) fn assert_kept_from_the_run_that_builds(kept: impl Fn(usize) -> Way, min_run: usize, build_after: usize) {
+    let mut offered = 0;
+    while offered + min_run < build_after {
+        assert_eq!(kept(min_run), Way::Lanes, "before the table, at {offered}");
+        offered += min_run;
+    }
+    assert_eq!(kept(min_run), Way::Kept, "the run that reaches {build_after} bytes builds it");
+}

@@ -422,12 +422,7 @@ mod tests {
         let powers = st.powers();
         let kept = |len: usize| State::new(&R_MAX, token).vector_blocks(&data[..len], 1, Some(&powers));
         assert_eq!(kept(words::MIN_RUN_BYTES - 64), Way::Lanes);
-        let mut offered = 0;
-        while offered + words::MIN_RUN_BYTES < words::BUILD_AFTER_BYTES {
-            assert_eq!(kept(words::MIN_RUN_BYTES), Way::Lanes, "before the table, at {offered}");
-            offered += words::MIN_RUN_BYTES;
-        }
-        assert_eq!(kept(words::MIN_RUN_BYTES), Way::Kept, "the run that reaches 1 MiB builds it");
+        super::super::way::assert_kept_from_the_run_that_builds(kept, words::MIN_RUN_BYTES, words::BUILD_AFTER_BYTES);
         assert_eq!(kept(words::MIN_RUN_BYTES - 64), Way::Lanes);
         assert_eq!(kept(words::ONE_SHOT_LONG_BYTES), Way::Kept);
     }
