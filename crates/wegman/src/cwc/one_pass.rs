@@ -6,12 +6,13 @@
 //! counter-mode leaf (`Key::ctr_keeping`), which loads each register of
 //! ciphertext once, writes its keystream XOR to the output and the register
 //! itself, as loaded, to a private stack buffer; that copy is then hashed
-//! (CWC-HASH). The last chunk (and every chunk of a portable key) is copied
-//! once into the private buffer and hashed there (on the IFMA lanes, the
-//! copy of its whole groups made by the hash's own loads:
-//! `HashKey::keeping`); a chunk before the last
-//! is then decrypted (CWC-CTR) from there into the output, and the last
-//! one too, but only after the verdict (a message shorter than
+//! (CWC-HASH). On the AVX2 lanes (`HashKey::keeps_whole_chunks`), and for
+//! the last chunk on every tier, the hash's own loads make the copy of the
+//! chunk's whole groups instead (`HashKey::keeping`: the IFMA and AVX2
+//! lanes), and the rest (all of it, for a portable key or a short chunk)
+//! is copied once into the private buffer and hashed there; a chunk before
+//! the last is then decrypted (CWC-CTR) from there into the output, and the
+//! last one too, but only after the verdict (a message shorter than
 //! [`DECRYPT_AFTER_VERDICT_FROM`] is decrypted in the private buffer and
 //! copied out after the verdict).
 //!
@@ -187,6 +188,7 @@ impl RawDecryptor<'_> {
             // the read of the chunk and its private copy in one.
             #[cfg(target_arch = "x86_64")]
             if off + n < len
+                && !key.hash.keeps_whole_chunks()
                 && let Some((prefix, first)) = ctr.position()
                 // SAFETY: `off + n < len`: inside `c`'s and `m`'s `len` bytes
                 // (caller contract: the same or disjoint); the local buffer is
@@ -245,8 +247,9 @@ impl RawDecryptor<'_> {
             }
             // The chunk's whole groups through the hash's lanes where they
             // store each register they load in the local buffer (the IFMA
-            // lanes): the copy and the hash in one read, whose memory waits
-            // then overlap the hash's arithmetic instead of stalling a copy.
+            // and AVX2 lanes): the copy and the hash in one read, whose
+            // memory waits then overlap the hash's arithmetic instead of
+            // stalling a copy.
             let mut kept = 0;
             #[cfg(target_arch = "x86_64")]
             if let Some(keeper) = key.hash.keeping(n) {

@@ -18,6 +18,10 @@
 //!   no IFMA; the rest of a run goes portable. Until a key has built its
 //!   table, its runs of at least 768 bytes take the lanes under the last
 //!   16 powers alone, built for the run.
+//! - `keeper.rs`: which of the two lane leaves hashes a run while storing
+//!   each register it loads to a private copy (`HashKey::keeping`);
+//!   `source.rs`: where a leaf's run takes its groups from (a slice, or
+//!   memory kept as loaded).
 //!
 //! CWC-CTR's keystream for long runs of whole blocks comes from the AES
 //! layer (`crate::aes`: AES-NI, VAES-256 or VAES-512; `ctr.rs` asks its `Key`).
@@ -25,7 +29,14 @@
 //! [`HashKey::one_loop`] gives a long run's counter mode and hash in one
 //! loop (`x86_avx512ifma_ctr.rs`).
 
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod keeper;
 mod soft;
+// (unsafe_code: the declaration of the leaves' `unsafe fn group`, no body)
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod source;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86_avx2;
@@ -45,7 +56,7 @@ use crate::cpu::Features;
 #[cfg(target_arch = "x86_64")]
 use crate::lazy::Lazy;
 #[cfg(target_arch = "x86_64")]
-pub(crate) use x86_avx512ifma::Keeper;
+pub(crate) use keeper::Keeper;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86_avx512ifma_ctr::OneLoop;
 
@@ -301,30 +312,63 @@ impl HashKey {
     }
 
     /// The hash of a run of `len` bytes that stores each register it loads
-    /// (`Keeper::run`, over the run's whole groups of 96 bytes), if this
+    /// ([`Keeper::run`], over the run's whole groups of 96 bytes), if this
     /// key's lanes hash it that way: the IFMA lanes, on a run they take
-    /// without the per-coefficient table. The run counts towards the lane
+    /// without the per-coefficient table, and the AVX2 lanes, on a run
+    /// they take under their table or under powers built for it (from
+    /// [`x86_avx2::SHORT_MIN_BYTES`]). The run counts towards the lane
     /// powers' table as [`absorb`](Self::absorb)'s do; `None` counts
     /// nothing.
     #[cfg(target_arch = "x86_64")]
     #[inline]
     pub(crate) fn keeping(&self, len: usize) -> Option<Keeper<'_>> {
+        use x86_avx2 as avx2;
         use x86_avx512ifma as ifma;
-        let HashKey::Ifma(p, lanes, table, token) = self else { return None };
-        if len < ifma::SHORT_MIN_BYTES {
-            return None;
+        match self {
+            HashKey::Ifma(p, lanes, table, token) => {
+                if len < ifma::SHORT_MIN_BYTES {
+                    return None;
+                }
+                // A run the per-coefficient table takes is left to `absorb`.
+                // Counted here as `absorb` counts it, so the table is built
+                // on the same run as if the run had gone there; once it is
+                // built, `absorb` counting the run again changes nothing.
+                if table_for(p, lanes, table, *token, len, false).is_some() {
+                    return None;
+                }
+                Some(Keeper::Ifma(
+                    match lanes.offer(len, ifma::Powers::BUILD_AFTER_BYTES, || ifma::Powers::build(*token, p)) {
+                        Some(powers) => ifma::Keeper::Built(*token, powers),
+                        None => ifma::Keeper::Unbuilt(*token, p),
+                    },
+                ))
+            }
+            HashKey::Avx2(p, lanes, token) => {
+                // Below this a run without the table goes portable
+                // (`Lanes::unbuilt`); one with it is left to `absorb`.
+                if len < avx2::SHORT_MIN_BYTES {
+                    return None;
+                }
+                Some(Keeper::Avx2(match lanes.offer(len, avx2::BUILD_AFTER_BYTES, || avx2::Powers::new(*token, p)) {
+                    Some(powers) => avx2::Keeper::Built(*token, powers),
+                    None => avx2::Keeper::Unbuilt(*token, p),
+                }))
+            }
+            HashKey::Portable(_) => None,
         }
-        // A run the per-coefficient table takes is left to `absorb`. Counted
-        // here as `absorb` counts it, so the table is built on the same run
-        // as if the run had gone there; once it is built, `absorb` counting
-        // the run again changes nothing.
-        if table_for(p, lanes, table, *token, len, false).is_some() {
-            return None;
-        }
-        Some(match lanes.offer(len, ifma::Powers::BUILD_AFTER_BYTES, || ifma::Powers::build(*token, p)) {
-            Some(powers) => Keeper::Built(*token, powers),
-            None => Keeper::Unbuilt(*token, p),
-        })
+    }
+
+    /// Whether one-pass decryption keeps its private copy of a chunk before
+    /// the last through this hash's loads ([`keeping`](Self::keeping), then
+    /// counter mode from the copy into the output) rather than through
+    /// counter mode's (`crate::aes::Key::ctr_keeping`, then the hash of the
+    /// copy): the AVX2 lanes, whose loop has issue slots for the copy's
+    /// stores, where counter mode storing both the output and the copy
+    /// took half as long again as storing the output alone.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    pub(crate) fn keeps_whole_chunks(&self) -> bool {
+        matches!(self, HashKey::Avx2(..))
     }
 
     /// R after the 12-byte chunks of `data` (a multiple of 12 bytes).
@@ -462,27 +506,49 @@ mod tests {
         }
     }
 
-    /// Which runs hash while they are copied (`HashKey::keeping`): only on
-    /// the IFMA tier, from the lanes' shortest run for a key without its
-    /// lanes' table (powers built for the run) and with it, not once the
-    /// per-coefficient table takes the run; and the runs it takes count
-    /// towards both tables as `absorb`'s do.
+    /// Which runs hash while they are copied (`HashKey::keeping`). On the
+    /// IFMA tier from the lanes' shortest run for a key without its lanes'
+    /// table (powers built for the run) and with it, not once the
+    /// per-coefficient table takes the run; on the AVX2 tier from the
+    /// shortest run of powers built for it, under them and then under the
+    /// table, built on the run that brings the bytes offered to its
+    /// threshold; never on the portable one. The runs taken count towards
+    /// the tables as `absorb`'s do; and only the AVX2 lanes keep whole
+    /// chunks of one-pass decryption (`keeps_whole_chunks`).
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn chunks_hash_while_copied_on_the_ifma_lanes_until_the_table_takes_them() {
-        use x86_avx512ifma::{Keeper, SHORT_MIN_BYTES};
+    fn which_runs_hash_while_copied_on_each_tier() {
+        use x86_avx512ifma::{Keeper as K, SHORT_MIN_BYTES};
         use x86_avx512ifma_words::{BUILD_AFTER_BYTES, MIN_RUN_BYTES};
         let kh = 0x0fed_cba9_8765_4321_0123_4567_89ab_cdefu128 >> 1;
         for features in Features::detect().every_level() {
             let key = HashKey::select(&kh, features);
+            assert_eq!(key.keeps_whole_chunks(), matches!(key, HashKey::Avx2(..)), "{features:?}");
+            if let HashKey::Avx2(_, lanes, _) = &key {
+                use x86_avx2::{BUILD_AFTER_BYTES, Keeper as A, SHORT_MIN_BYTES};
+                assert!(key.keeping(SHORT_MIN_BYTES - 48).is_none());
+                let mut offered = 0;
+                while offered + SHORT_MIN_BYTES < BUILD_AFTER_BYTES {
+                    assert!(matches!(key.keeping(SHORT_MIN_BYTES), Some(Keeper::Avx2(A::Unbuilt(..)))));
+                    offered += SHORT_MIN_BYTES;
+                    assert!(lanes.get().is_none(), "built after {offered} bytes");
+                }
+                let k = key.keeping(SHORT_MIN_BYTES);
+                assert!(matches!(k, Some(Keeper::Avx2(A::Built(..)))), "the run that brings enough builds the table");
+                assert!(matches!(key.keeping(SHORT_MIN_BYTES), Some(Keeper::Avx2(A::Built(..)))));
+                assert!(key.keeping(SHORT_MIN_BYTES - 48).is_none(), "a short run is left to `absorb`");
+                continue;
+            }
             if !matches!(key, HashKey::Ifma(..)) {
                 assert!(key.keeping(1 << 20).is_none(), "{features:?}");
                 continue;
             }
             let built = |k: &HashKey| matches!(k, HashKey::Ifma(_, lanes, _, _) if lanes.get().is_some());
             let words = |k: &HashKey| matches!(k, HashKey::Ifma(_, _, table, _) if table.get().is_some());
+            let unbuilt_run = |k: Option<Keeper<'_>>| matches!(k, Some(Keeper::Ifma(K::Unbuilt(..))));
+            let built_run = |k: Option<Keeper<'_>>| matches!(k, Some(Keeper::Ifma(K::Built(..))));
             assert!(key.keeping(SHORT_MIN_BYTES - 1).is_none());
-            assert!(matches!(key.keeping(SHORT_MIN_BYTES), Some(Keeper::Unbuilt(..))));
+            assert!(unbuilt_run(key.keeping(SHORT_MIN_BYTES)));
             assert!(!built(&key), "built after {SHORT_MIN_BYTES} bytes");
             // Runs below the per-coefficient table's build the lanes' table
             // (counted as `absorb` counts them) and then run under it.
@@ -492,19 +558,19 @@ mod tests {
                 offered += MIN_RUN_BYTES - 1;
                 assert!(offered <= <x86_avx512ifma::Powers as Lanes>::BUILD_AFTER_BYTES + MIN_RUN_BYTES, "{offered}");
             }
-            assert!(matches!(key.keeping(SHORT_MIN_BYTES), Some(Keeper::Built(..))));
+            assert!(built_run(key.keeping(SHORT_MIN_BYTES)));
             // Runs the per-coefficient table takes are counted towards it
             // until it is built, and then left to `absorb`.
             let mut offered = 0;
             while offered + MIN_RUN_BYTES < BUILD_AFTER_BYTES {
-                assert!(matches!(key.keeping(MIN_RUN_BYTES), Some(Keeper::Built(..))));
+                assert!(built_run(key.keeping(MIN_RUN_BYTES)));
                 offered += MIN_RUN_BYTES;
                 assert!(!words(&key), "built after {offered} bytes");
             }
             assert!(key.keeping(MIN_RUN_BYTES).is_none(), "the run that brings enough builds the table");
             assert!(words(&key));
             assert!(key.keeping(MIN_RUN_BYTES).is_none() && key.keeping(1 << 20).is_none());
-            assert!(matches!(key.keeping(MIN_RUN_BYTES - 1), Some(Keeper::Built(..))));
+            assert!(built_run(key.keeping(MIN_RUN_BYTES - 1)));
         }
     }
 

@@ -26,7 +26,10 @@
 //! 26-bit limbs times Kh^e (whose high limbs need the wrapped 8·k_j), and no
 //! shifts or masks to split it. Since the lanes are only added at the end,
 //! any word may sit in any lane, under its own power: the loader puts them
-//! where three 32-byte loads and three `vpshufb` can ([`WORDS`]).
+//! where three 16-byte loads, each broadcast to both halves of a register
+//! (`vbroadcasti128`, a load alone), and three `vpshufb` can ([`WORDS`]).
+//! Each byte is loaded once, so a run can store what it loaded as its copy
+//! of the data ([`Keeper`]: one-pass decryption's private copy).
 //!
 //! CWC-AES-128 encryption (key made once, hot, VAES-256 counter mode), 16
 //! KiB, on an Intel Xeon (family 6, model 167, capped to `avx2-vaes`), ticks
@@ -94,6 +97,7 @@
 use core::arch::x86_64::*;
 
 use super::soft;
+use super::source::{Keeping, Slice, Source};
 use crate::avx2_mul::{Limbs26 as Limbs, broadcast, carry26, hsum, mul32_at, products26 as mul, splat};
 use crate::cpu::Avx2;
 
@@ -250,29 +254,40 @@ unsafe fn powers(_proof: Avx2, p: &soft::Powers, out: *mut Powers) {
 /// [`WORDS`]`[m][l]` = 3c + 2 − j (bits 32j … of chunk c):
 ///
 /// ```text
-/// vector 0: (c, j) = (0, 2) (0, 1) (1, 1) (1, 0)
-/// vector 1:          (0, 0) (1, 2) (2, 0) (3, 2)
-/// vector 2:          (2, 2) (2, 1) (3, 1) (3, 0)
+/// vector 0: (c, j) = (0, 2) (0, 1) (0, 0) (1, 2)
+/// vector 1:          (1, 1) (1, 0) (2, 2) (2, 1)
+/// vector 2:          (2, 0) (3, 2) (3, 1) (3, 0)
 /// ```
 ///
 /// (`arrange_follows_the_words` checks every lane against [`WORDS`].)
 #[target_feature(enable = "avx2")]
 fn arrange(r: &[Limbs; 3]) -> [Limbs; 3] {
-    // `blend::<M>(a, b)` takes qword lane q from b where dwords 2q, 2q + 1 of M
-    // are set; `permute4x64::<P>` puts source lane (P >> 2q) & 3 in lane q.
+    // `permute4x64::<P>` puts source lane (P >> 2q) & 3 in lane q;
+    // `blend::<M>(a, b)` takes qword lane q from b where dwords 2q, 2q + 1
+    // of M are set: LANE1 and LANE2 take lanes 1 and 2. Each vector is its
+    // lanes 0 and 3 from one source, lane 1 from another, lane 2 from the
+    // third.
+    const LANE1: i32 = 0b0000_1100;
+    const LANE2: i32 = 0b0011_0000;
     let rows = |i: usize| {
         let [r0, r1, r2] = [r[0][i], r[1][i], r[2][i]];
-        let v0 = _mm256_blend_epi32::<0b1100_0000>(
-            _mm256_blend_epi32::<0b0011_1100>(r2, _mm256_permute4x64_epi64::<0b01_01_00_00>(r1)),
-            _mm256_permute4x64_epi64::<0b01_01_01_01>(r0),
+        let lanes = |a0_3: __m256i, a1: __m256i, a2: __m256i| {
+            _mm256_blend_epi32::<LANE2>(_mm256_blend_epi32::<LANE1>(a0_3, a1), a2)
+        };
+        let v0 = lanes(
+            _mm256_permute4x64_epi64::<0b01_00_00_00>(r2),
+            _mm256_permute4x64_epi64::<0>(r1),
+            _mm256_permute4x64_epi64::<0>(r0),
         );
-        let v1 = _mm256_blend_epi32::<0b1100_1100>(r0, r2);
-        let v2 = _mm256_blend_epi32::<0b1100_0000>(
-            _mm256_blend_epi32::<0b0011_1100>(
-                _mm256_permute4x64_epi64::<0b10_10_10_10>(r2),
-                _mm256_permute4x64_epi64::<0b11_11_10_10>(r1),
-            ),
-            r0,
+        let v1 = lanes(
+            _mm256_permute4x64_epi64::<0b10_00_00_01>(r1),
+            _mm256_permute4x64_epi64::<0b01_01_01_01>(r0),
+            _mm256_permute4x64_epi64::<0b10_10_10_10>(r2),
+        );
+        let v2 = lanes(
+            _mm256_permute4x64_epi64::<0b11_00_00_10>(r0),
+            _mm256_permute4x64_epi64::<0b11_11_11_11>(r2),
+            _mm256_permute4x64_epi64::<0b11_11_11_11>(r1),
         );
         [v0, v1, v2]
     };
@@ -295,7 +310,9 @@ pub(crate) fn absorb(token: Avx2, powers: &Powers, r: u128, data: &[u8]) -> u128
     assert!(data.len().is_multiple_of(48) && data.len() >= MIN_BYTES);
     #[target_feature(enable = "avx2")]
     fn run(_proof: Avx2, powers: &Powers, r: u128, data: &[u8]) -> u128 {
-        blocks(&powers.0, r, data)
+        // SAFETY: the features are this function's own; `data` is its
+        // `len / 48` groups.
+        unsafe { blocks(&powers.0, r, Slice(data), data.len() / 48) }
     }
     // SAFETY: `token` is an `Avx2`, which `crate::cpu` hands out only after
     // detecting AVX2 on this CPU.
@@ -304,10 +321,11 @@ pub(crate) fn absorb(token: Avx2, powers: &Powers, r: u128, data: &[u8]) -> u128
 
 /// The 32-bit words of a group (48 bytes, 12 big-endian words: word d is
 /// bytes 4d … 4d + 3, bits 32j … 32j + 31 of chunk d / 3 with j = 2 − d % 3)
-/// each vector of [`load`] holds, lane by lane. Vector m is read from the 32
-/// bytes at 8m; its lanes 0, 1 take words from their first 16, lanes 2, 3
-/// from their last 16 (`vpshufb` stays within 16-byte halves).
-const WORDS: [[usize; 4]; 3] = [[0, 1, 4, 5], [2, 3, 8, 9], [6, 7, 10, 11]];
+/// each vector of [`load`] holds, lane by lane. Vector m is the 16 bytes at
+/// 16m in both halves; lane l takes word 4m + l (`vpshufb` stays within
+/// 16-byte halves, and each half holds all four). So each vector's words
+/// are one load's, and no byte is loaded twice.
+const WORDS: [[usize; 4]; 3] = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]];
 
 /// The `vpshufb` pattern of vector m: each lane's word, reversed, in the low
 /// 4 bytes of its lane; an index with its top bit set writes 0.
@@ -315,11 +333,11 @@ const fn order(m: usize) -> [i8; 32] {
     let mut b = [-1i8; 32];
     let mut l = 0;
     while l < 4 {
-        let at = WORDS[m][l] - 2 * m; // the word's place among the 8 loaded
-        assert!(at / 4 == l / 2, "a lane's word lies in its own half");
+        let at = WORDS[m][l] - 4 * m; // the word's place among the 4 loaded
+        assert!(at < 4, "a vector's words are its own 16 bytes");
         let mut k = 0;
         while k < 4 {
-            b[8 * l + k] = (4 * (at % 4) + 3 - k) as i8;
+            b[8 * l + k] = (4 * at + 3 - k) as i8;
             k += 1;
         }
         l += 1;
@@ -327,20 +345,70 @@ const fn order(m: usize) -> [i8; 32] {
     b
 }
 
-/// A group's 12 words (48 bytes) as three vectors, each lane's word
-/// ([`WORDS`]) in its low 32 bits, 0 above.
+/// A group's 12 words as three vectors from its three 16-byte loads `raw`
+/// (each broadcast to both halves), each lane's word ([`WORDS`]) in its low
+/// 32 bits, 0 above.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn words(raw: [__m256i; 3]) -> [__m256i; 3] {
+    const ORDER: [[i8; 32]; 3] = [order(0), order(1), order(2)];
+    core::array::from_fn(|m| {
+        // SAFETY: `ORDER[m]` is 32 readable bytes (its type says so).
+        let o = unsafe { _mm256_loadu_si256(ORDER[m].as_ptr().cast()) };
+        _mm256_shuffle_epi8(raw[m], o)
+    })
+}
+
+/// The 16 bytes at `p`, in both halves (`vbroadcasti128`).
+///
+/// # Safety
+/// AVX2 present; `p` readable for 16 bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load16(p: *const u8) -> __m256i {
+    // SAFETY: the caller's 16 readable bytes (unaligned load).
+    _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(p.cast()) })
+}
+
+/// A group's 12 words (48 bytes) as three vectors ([`words`]).
 #[target_feature(enable = "avx2")]
 fn load(group: &[u8]) -> [__m256i; 3] {
     assert!(group.len() == 48);
-    const ORDER: [[i8; 32]; 3] = [order(0), order(1), order(2)];
-    core::array::from_fn(|m| {
-        let bytes: &[u8; 32] = group[8 * m..8 * m + 32].try_into().expect("32 bytes");
-        // SAFETY: `bytes` and `ORDER[m]` are 32 readable bytes each (their
-        // types say so): two unaligned loads.
-        let (x, o) =
-            unsafe { (_mm256_loadu_si256(bytes.as_ptr().cast()), _mm256_loadu_si256(ORDER[m].as_ptr().cast())) };
-        _mm256_shuffle_epi8(x, o)
-    })
+    // SAFETY: `group` is 48 readable bytes: three loads of 16.
+    words(core::array::from_fn(|m| unsafe { load16(group.as_ptr().wrapping_add(16 * m)) }))
+}
+
+/// A group: four coefficients (48 bytes) as [`load`] gives them.
+impl Source<[__m256i; 3]> for Slice<'_> {
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn group(&mut self) -> [__m256i; 3] {
+        let (group, rest) = self.0.split_at(48);
+        self.0 = rest;
+        load(group)
+    }
+}
+
+/// A group as [`load`] gives it, its three 16-byte loads each stored as
+/// loaded.
+impl Source<[__m256i; 3]> for Keeping {
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn group(&mut self) -> [__m256i; 3] {
+        let (src, keep) = (self.src, self.keep);
+        // SAFETY: a group left: 48 readable bytes at `src` and 48 writable
+        // at `keep`, apart (`Keeper::run`'s contract). Three loads of 16,
+        // each stored as loaded (its register's low half); the words come
+        // from these registers, not from memory again.
+        let raw = core::array::from_fn(|m| unsafe {
+            let x = load16(src.add(16 * m));
+            _mm_storeu_si128(keep.add(16 * m).cast(), _mm256_castsi256_si128(x));
+            x
+        });
+        self.src = src.wrapping_add(48);
+        self.keep = keep.wrapping_add(48);
+        words(raw)
+    }
 }
 
 /// `t` plus the lane-wise products of a coefficient group `a` (its three
@@ -397,33 +465,43 @@ fn lane_sum(t: Limbs) -> u128 {
 /// V · Kh^n plus a block of n coefficients (1 to `groups.len()` groups),
 /// carried, under the last n/4 of `groups` (whose last group holds Kh^4 …
 /// Kh^1).
+///
+/// # Safety
+/// AVX2 present; `n` groups left in `src`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn block(groups: &[Group], v: Limbs, data: &[u8]) -> Limbs {
-    let first = groups.len() - data.len() / 48;
+unsafe fn block<S: Source<[__m256i; 3]>>(groups: &[Group], v: Limbs, src: &mut S, n: usize) -> Limbs {
+    let first = groups.len() - n;
     // Kh^n: the block's first chunk's power, unscaled (word 2 of the group:
-    // lane 0 of vector 1, rows 5 … 9)
-    const { assert!(WORDS[1][0] == 2) };
+    // lane 2 of vector 0, rows 0 … 4)
+    const { assert!(WORDS[0][2] == 2) };
     let g = &groups[first].0;
-    let k: Limbs = core::array::from_fn(|i| splat(g[5 + i][0]));
+    let k: Limbs = core::array::from_fn(|i| splat(g[i][2]));
     let s = core::array::from_fn(|i| _mm256_slli_epi64::<3>(k[i + 1]));
     let mut t = mul(&v, &k, &s);
-    for (group, powers) in data.chunks_exact(48).zip(&groups[first..]) {
-        t = add_products(t, &load(group), powers);
+    for powers in &groups[first..] {
+        // SAFETY: one of the caller's `n` groups.
+        t = add_products(t, &unsafe { src.group() }, powers);
     }
     carry(t)
 }
 
-/// Runs of whole groups (a multiple of 48 bytes, at least [`MIN_BYTES`]) in
+/// Runs of `n` whole groups (at least [`MIN_BYTES`] / 48) from `src` in
 /// blocks of `groups.len()` groups, the last one shorter if the run ends
 /// inside a block.
+///
+/// # Safety
+/// AVX2 present; `n` groups in `src`.
 #[target_feature(enable = "avx2")]
-fn blocks(groups: &[Group], r: u128, data: &[u8]) -> u128 {
+unsafe fn blocks<S: Source<[__m256i; 3]>>(groups: &[Group], r: u128, mut src: S, mut n: usize) -> u128 {
     // Spill slots on their alignment wherever the stack lands (crate::frame).
     let _frame = crate::frame::Align64::pin();
     let mut v = lane0(r);
-    for b in data.chunks(48 * groups.len()) {
-        v = block(groups, v, b);
+    while n > 0 {
+        let k = n.min(groups.len());
+        // SAFETY: `k` of the caller's `n` groups left in `src`.
+        v = unsafe { block(groups, v, &mut src, k) };
+        n -= k;
     }
     lane_sum(v)
 }
@@ -439,24 +517,86 @@ struct Short([Group; 4]);
 /// coefficients under [`Short`] powers built for it (and wiped after).
 pub(crate) fn absorb_short(token: Avx2, p: &soft::Powers, r: u128, data: &[u8]) -> u128 {
     assert!(data.len().is_multiple_of(48) && data.len() >= MIN_BYTES);
-    #[target_feature(enable = "avx2")]
-    fn run(_proof: Avx2, p: &soft::Powers, r: u128, data: &[u8]) -> u128 {
-        use zeroize::Zeroize;
-        let mut short = core::mem::MaybeUninit::<Short>::uninit();
-        let mut v = last_four(p);
-        // SAFETY: the local `Short`'s four groups, valid for writing.
-        unsafe { store_groups(&v, (&raw mut (*short.as_mut_ptr()).0).cast()) };
-        v.as_flattened_mut().iter_mut().for_each(Zeroize::zeroize);
-        // SAFETY: `store_group` wrote every row of all four groups (plain
-        // integers). Borrowed in place (`assume_init` would copy 1.9 KiB).
-        let short = unsafe { short.assume_init_mut() };
-        let r = blocks(&short.0, r, data);
-        short.0.iter_mut().for_each(|g| g.0.as_flattened_mut().zeroize());
-        r
+    // SAFETY: the token as in `absorb`; `data` is its `len / 48` groups.
+    unsafe { with_short_powers(token, p, r, Slice(data), data.len() / 48) }
+}
+
+/// [`blocks`] of `n` groups from `src` under [`Short`] powers built on the
+/// stack for the run (and wiped after).
+///
+/// # Safety
+/// AVX2 present (the token); `n` groups in `src`.
+#[target_feature(enable = "avx2")]
+unsafe fn with_short_powers<S: Source<[__m256i; 3]>>(
+    _proof: Avx2,
+    p: &soft::Powers,
+    r: u128,
+    src: S,
+    n: usize,
+) -> u128 {
+    use zeroize::Zeroize;
+    let mut short = core::mem::MaybeUninit::<Short>::uninit();
+    let mut v = last_four(p);
+    // SAFETY: the local `Short`'s four groups, valid for writing.
+    unsafe { store_groups(&v, (&raw mut (*short.as_mut_ptr()).0).cast()) };
+    v.as_flattened_mut().iter_mut().for_each(Zeroize::zeroize);
+    // SAFETY: `store_group` wrote every row of all four groups (plain
+    // integers). Borrowed in place (`assume_init` would copy 1.9 KiB).
+    let short = unsafe { short.assume_init_mut() };
+    // SAFETY: the caller's groups.
+    let r = unsafe { blocks(&short.0, r, src, n) };
+    short.0.iter_mut().for_each(|g| g.0.as_flattened_mut().zeroize());
+    r
+}
+
+/// The powers for a run that keeps what it loads ([`Keeper::run`]): the
+/// key's boxed table, or the portable powers to build [`Short`] powers from
+/// for the run alone (as [`absorb_short`] does).
+pub(crate) enum Keeper<'a> {
+    Built(Avx2, &'a Powers),
+    Unbuilt(Avx2, &'a soft::Powers),
+}
+
+impl Keeper<'_> {
+    /// The run's shortest length: [`MIN_BYTES`] under the table,
+    /// [`SHORT_MIN_BYTES`] under powers built for it.
+    pub(crate) fn min_bytes(&self) -> usize {
+        match self {
+            Keeper::Built(..) => MIN_BYTES,
+            Keeper::Unbuilt(..) => SHORT_MIN_BYTES,
+        }
     }
-    // SAFETY: `token` is an `Avx2`, which `crate::cpu` hands out only after
-    // detecting AVX2 on this CPU.
-    unsafe { run(token, p, r, data) }
+
+    /// [`absorb`] (or [`absorb_short`]) of the `len` bytes at `src` (a
+    /// multiple of 48, at least [`min_bytes`](Self::min_bytes)), storing
+    /// each 16 bytes as loaded at the same offset of `keep`: the run is read
+    /// once, and what was hashed is what `keep` holds (one-pass
+    /// decryption's private copy, made by the hash's own loads).
+    ///
+    /// # Safety
+    /// `src` readable and `keep` writable for `len` bytes, not overlapping;
+    /// another thread may write `src` meanwhile.
+    pub(crate) unsafe fn run(&self, r: u128, src: *const u8, keep: *mut u8, len: usize) -> u128 {
+        assert!(len.is_multiple_of(48) && len >= self.min_bytes());
+        let source = Keeping { src, keep };
+        match *self {
+            // SAFETY: the token as in `absorb`; the source's `len / 48`
+            // groups are the caller's `len` bytes.
+            Keeper::Built(token, powers) => unsafe { keep_built(token, powers, r, source, len / 48) },
+            // SAFETY: as above.
+            Keeper::Unbuilt(token, p) => unsafe { with_short_powers(token, p, r, source, len / 48) },
+        }
+    }
+}
+
+/// [`blocks`] under the key's table, entered with the token.
+///
+/// # Safety
+/// AVX2 present (the token); `n` groups in `src`.
+#[target_feature(enable = "avx2")]
+unsafe fn keep_built(_proof: Avx2, powers: &Powers, r: u128, src: Keeping, n: usize) -> u128 {
+    // SAFETY: the caller's groups.
+    unsafe { blocks(&powers.0, r, src, n) }
 }
 
 #[cfg(test)]
@@ -506,6 +646,32 @@ mod tests {
             let soft = soft.clone();
             Box::new(move |r, data| absorb_short(token, &soft, r, data))
         });
+    }
+
+    /// The run that keeps what it loads ([`Keeper::run`]), under the key's
+    /// table and under powers built for the run, against the portable hash
+    /// at every run length from its shortest to 83 groups; what it kept is
+    /// the run, byte for byte, and nothing past it is written.
+    #[test]
+    fn keeping_runs_equal_the_portable_hash_and_keep_what_they_hashed() {
+        let Some(token) = crate::cpu::token_for_test("Avx2", crate::cpu::Features::avx2) else { return };
+        for built in [false, true] {
+            let fewest = if built { MIN_BYTES } else { SHORT_MIN_BYTES } / 48;
+            equals_the_portable_hash(fewest, &|soft| {
+                let (soft, table) = (soft.clone(), Powers::new(token, soft));
+                Box::new(move |r, data| {
+                    let keeper = if built { Keeper::Built(token, &table) } else { Keeper::Unbuilt(token, &soft) };
+                    assert_eq!(keeper.min_bytes(), 48 * fewest);
+                    let mut keep = vec![0x5au8; data.len() + 49];
+                    // SAFETY: `data` is readable and `keep` writable for
+                    // `data.len()` bytes; they are apart.
+                    let got = unsafe { keeper.run(r, data.as_ptr(), keep.as_mut_ptr(), data.len()) };
+                    assert_eq!(&keep[..data.len()], data, "built {built}");
+                    assert!(keep[data.len()..].iter().all(|&b| b == 0x5a), "built {built}");
+                    got
+                })
+            });
+        }
     }
 
     /// `lanes(powers)` against the portable hash for Kh at the extremes

@@ -59,6 +59,7 @@
 use core::arch::x86_64::*;
 
 use super::soft;
+use super::source::{Keeping, Slice, Source};
 use crate::cpu::Avx512Ifma;
 use crate::ifma44::Limbs;
 
@@ -187,19 +188,9 @@ impl Keeper<'_> {
     }
 }
 
-/// Where a run's groups of eight coefficients come from.
-trait Source {
-    /// The next 96 bytes as limb vectors, as [`load`] gives them.
-    ///
-    /// # Safety
-    /// AVX-512 F, VL, IFMA and VBMI present, and a group left in the source.
-    unsafe fn group(&mut self) -> Limbs;
-}
-
-/// Groups of a slice.
-struct Slice<'a>(&'a [u8]);
-
-impl Source for Slice<'_> {
+/// A group: eight coefficients (96 bytes) as limb vectors, as [`load`]
+/// gives them.
+impl Source<Limbs> for Slice<'_> {
     #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
     #[inline]
     unsafe fn group(&mut self) -> Limbs {
@@ -209,14 +200,8 @@ impl Source for Slice<'_> {
     }
 }
 
-/// Groups of memory another thread may write, each stored as loaded to
-/// `keep` ([`Keeper::run`]).
-struct Keeping {
-    src: *const u8,
-    keep: *mut u8,
-}
-
-impl Source for Keeping {
+/// A group as [`load`] gives it, its two loads each stored as loaded.
+impl Source<Limbs> for Keeping {
     #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
     #[inline]
     unsafe fn group(&mut self) -> Limbs {
@@ -244,7 +229,7 @@ impl Source for Keeping {
 /// AVX-512 F, VL, IFMA and VBMI present (the token), and `src` holding
 /// `groups` groups.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
-unsafe fn run<S: Source>(token: Avx512Ifma, powers: &Powers, r: u128, mut src: S, groups: usize) -> u128 {
+unsafe fn run<S: Source<Limbs>>(token: Avx512Ifma, powers: &Powers, r: u128, mut src: S, groups: usize) -> u128 {
     // SAFETY: the features are this function's own; the caller's groups.
     unsafe { two_sets(token, powers, r, &mut src, groups / 2, !groups.is_multiple_of(2)) }
 }
@@ -410,7 +395,14 @@ fn with_powers_for_run<T>(token: Avx512Ifma, p: &soft::Powers, f: impl FnOnce(&P
 /// `src` holding `2 · steps + odd` groups (the features are this
 /// function's).
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma,avx512vbmi")]
-unsafe fn two_sets<S: Source>(_proof: Avx512Ifma, p: &Powers, r: u128, src: &mut S, steps: usize, odd: bool) -> u128 {
+unsafe fn two_sets<S: Source<Limbs>>(
+    _proof: Avx512Ifma,
+    p: &Powers,
+    r: u128,
+    src: &mut S,
+    steps: usize,
+    odd: bool,
+) -> u128 {
     assert!(steps >= 1);
     let (k16, s16) = broadcast(&p.get(16));
     // SAFETY: the features are this function's own, and the caller's
