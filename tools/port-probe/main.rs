@@ -29,26 +29,16 @@ fn best(f: &dyn Fn(u64)) -> f64 {
         .fold(f64::MAX, f64::min)
 }
 
-/// Twelve independent chains of one instruction (register operands, then
-/// `$rest`, e.g. an immediate), eight times: 96 instructions per iteration.
-macro_rules! twelve {
-    ($ins:literal) => {
-        twelve!($ins, "")
-    };
-    ($ins:literal, $rest:literal) => {
+/// A probe: the twelve instructions given (independent chains on ymm0–ymm11,
+/// ymm12 their common operand), eight times over in a counted loop: 96
+/// instructions per iteration.
+macro_rules! loop12 {
+    ($($ins:expr),+ $(,)?) => {
         |n: u64| {
             // SAFETY: register-only arithmetic on clobbered registers and a
             // counted loop.
             unsafe {
-                asm!("2:",
-                    ".rept 8",
-                    concat!($ins, " ymm0, ymm0, ymm12", $rest), concat!($ins, " ymm1, ymm1, ymm12", $rest),
-                    concat!($ins, " ymm2, ymm2, ymm12", $rest), concat!($ins, " ymm3, ymm3, ymm12", $rest),
-                    concat!($ins, " ymm4, ymm4, ymm12", $rest), concat!($ins, " ymm5, ymm5, ymm12", $rest),
-                    concat!($ins, " ymm6, ymm6, ymm12", $rest), concat!($ins, " ymm7, ymm7, ymm12", $rest),
-                    concat!($ins, " ymm8, ymm8, ymm12", $rest), concat!($ins, " ymm9, ymm9, ymm12", $rest),
-                    concat!($ins, " ymm10, ymm10, ymm12", $rest), concat!($ins, " ymm11, ymm11, ymm12", $rest),
-                    ".endr", "dec {n}", "jnz 2b",
+                asm!("2:", ".rept 8", $($ins),+, ".endr", "dec {n}", "jnz 2b",
                     n = inout(reg) n => _,
                     out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
                     out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
@@ -58,29 +48,36 @@ macro_rules! twelve {
     };
 }
 
+/// Twelve independent chains of one instruction (register operands, then
+/// `$rest`, e.g. an immediate), eight times: 96 instructions per iteration.
+macro_rules! twelve {
+    ($ins:literal) => {
+        twelve!($ins, "")
+    };
+    ($ins:literal, $rest:literal) => {
+        loop12!(
+            concat!($ins, " ymm0, ymm0, ymm12", $rest), concat!($ins, " ymm1, ymm1, ymm12", $rest),
+            concat!($ins, " ymm2, ymm2, ymm12", $rest), concat!($ins, " ymm3, ymm3, ymm12", $rest),
+            concat!($ins, " ymm4, ymm4, ymm12", $rest), concat!($ins, " ymm5, ymm5, ymm12", $rest),
+            concat!($ins, " ymm6, ymm6, ymm12", $rest), concat!($ins, " ymm7, ymm7, ymm12", $rest),
+            concat!($ins, " ymm8, ymm8, ymm12", $rest), concat!($ins, " ymm9, ymm9, ymm12", $rest),
+            concat!($ins, " ymm10, ymm10, ymm12", $rest), concat!($ins, " ymm11, ymm11, ymm12", $rest),
+        )
+    };
+}
+
 /// Six chains of `a` and six of `b`, alternating, eight times: 48 of each
 /// per iteration.
 macro_rules! pairs {
     ($a:literal, $b:literal) => {
-        |n: u64| {
-            // SAFETY: register-only arithmetic on clobbered registers and a
-            // counted loop.
-            unsafe {
-                asm!("2:",
-                    ".rept 8",
-                    concat!($a, " ymm0, ymm0, ymm12"), concat!($b, " ymm6, ymm6, ymm12"),
-                    concat!($a, " ymm1, ymm1, ymm12"), concat!($b, " ymm7, ymm7, ymm12"),
-                    concat!($a, " ymm2, ymm2, ymm12"), concat!($b, " ymm8, ymm8, ymm12"),
-                    concat!($a, " ymm3, ymm3, ymm12"), concat!($b, " ymm9, ymm9, ymm12"),
-                    concat!($a, " ymm4, ymm4, ymm12"), concat!($b, " ymm10, ymm10, ymm12"),
-                    concat!($a, " ymm5, ymm5, ymm12"), concat!($b, " ymm11, ymm11, ymm12"),
-                    ".endr", "dec {n}", "jnz 2b",
-                    n = inout(reg) n => _,
-                    out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
-                    out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
-                    out("ymm12") _, options(nostack));
-            }
-        }
+        loop12!(
+            concat!($a, " ymm0, ymm0, ymm12"), concat!($b, " ymm6, ymm6, ymm12"),
+            concat!($a, " ymm1, ymm1, ymm12"), concat!($b, " ymm7, ymm7, ymm12"),
+            concat!($a, " ymm2, ymm2, ymm12"), concat!($b, " ymm8, ymm8, ymm12"),
+            concat!($a, " ymm3, ymm3, ymm12"), concat!($b, " ymm9, ymm9, ymm12"),
+            concat!($a, " ymm4, ymm4, ymm12"), concat!($b, " ymm10, ymm10, ymm12"),
+            concat!($a, " ymm5, ymm5, ymm12"), concat!($b, " ymm11, ymm11, ymm12"),
+        )
     };
 }
 
@@ -332,107 +329,52 @@ fn main() {
     // the hash's multiplies, and beside GCM's carry-less multiplies.
     macro_rules! xmm_pairs {
         ($a:literal, $b:literal) => {
-            |n: u64| {
-                // SAFETY: register-only arithmetic on clobbered registers and
-                // a counted loop.
-                unsafe {
-                    asm!("2:",
-                        ".rept 8",
-                        concat!($a, "0, xmm0, xmm12"), concat!($b, "6, ymm6, ymm12"),
-                        concat!($a, "1, xmm1, xmm12"), concat!($b, "7, ymm7, ymm12"),
-                        concat!($a, "2, xmm2, xmm12"), concat!($b, "8, ymm8, ymm12"),
-                        concat!($a, "3, xmm3, xmm12"), concat!($b, "9, ymm9, ymm12"),
-                        concat!($a, "4, xmm4, xmm12"), concat!($b, "10, ymm10, ymm12"),
-                        concat!($a, "5, xmm5, xmm12"), concat!($b, "11, ymm11, ymm12"),
-                        ".endr", "dec {n}", "jnz 2b",
-                        n = inout(reg) n => _,
-                        out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
-                        out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
-                        out("ymm12") _, options(nostack));
-                }
-            }
+            loop12!(
+                concat!($a, "0, xmm0, xmm12"), concat!($b, "6, ymm6, ymm12"),
+                concat!($a, "1, xmm1, xmm12"), concat!($b, "7, ymm7, ymm12"),
+                concat!($a, "2, xmm2, xmm12"), concat!($b, "8, ymm8, ymm12"),
+                concat!($a, "3, xmm3, xmm12"), concat!($b, "9, ymm9, ymm12"),
+                concat!($a, "4, xmm4, xmm12"), concat!($b, "10, ymm10, ymm12"),
+                concat!($a, "5, xmm5, xmm12"), concat!($b, "11, ymm11, ymm12"),
+            )
         };
     }
-    rate("vaesenc xmm", 96.0, &|n: u64| {
-        // SAFETY: register-only arithmetic on clobbered registers and a
-        // counted loop.
-        unsafe {
-            asm!("2:",
-                ".rept 8",
-                "vaesenc xmm0, xmm0, xmm12", "vaesenc xmm6, xmm6, xmm12", "vaesenc xmm1, xmm1, xmm12",
-                "vaesenc xmm7, xmm7, xmm12", "vaesenc xmm2, xmm2, xmm12", "vaesenc xmm8, xmm8, xmm12",
-                "vaesenc xmm3, xmm3, xmm12", "vaesenc xmm9, xmm9, xmm12", "vaesenc xmm4, xmm4, xmm12",
-                "vaesenc xmm10, xmm10, xmm12", "vaesenc xmm5, xmm5, xmm12", "vaesenc xmm11, xmm11, xmm12",
-                ".endr", "dec {n}", "jnz 2b",
-                n = inout(reg) n => _,
-                out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
-                out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
-                out("ymm12") _, options(nostack));
-        }
-    });
+    rate("vaesenc xmm", 96.0, &loop12!(
+        "vaesenc xmm0, xmm0, xmm12", "vaesenc xmm6, xmm6, xmm12", "vaesenc xmm1, xmm1, xmm12",
+        "vaesenc xmm7, xmm7, xmm12", "vaesenc xmm2, xmm2, xmm12", "vaesenc xmm8, xmm8, xmm12",
+        "vaesenc xmm3, xmm3, xmm12", "vaesenc xmm9, xmm9, xmm12", "vaesenc xmm4, xmm4, xmm12",
+        "vaesenc xmm10, xmm10, xmm12", "vaesenc xmm5, xmm5, xmm12", "vaesenc xmm11, xmm11, xmm12",
+    ));
     rate("vaesenc xmm + vpmuludq ymm, 1:1 (both counted)", 96.0, &xmm_pairs!("vaesenc xmm", "vpmuludq ymm"));
     rate("vaesenc xmm + vpaddq ymm, 1:1 (both counted)", 96.0, &xmm_pairs!("vaesenc xmm", "vpaddq ymm"));
-    rate("vpclmulqdq xmm", 96.0, &|n: u64| {
-        // SAFETY: register-only arithmetic on clobbered registers and a
-        // counted loop.
-        unsafe {
-            asm!("2:",
-                ".rept 8",
-                "vpclmulqdq xmm0, xmm0, xmm12, 0", "vpclmulqdq xmm1, xmm1, xmm12, 0",
-                "vpclmulqdq xmm2, xmm2, xmm12, 0", "vpclmulqdq xmm3, xmm3, xmm12, 0",
-                "vpclmulqdq xmm4, xmm4, xmm12, 0", "vpclmulqdq xmm5, xmm5, xmm12, 0",
-                "vpclmulqdq xmm6, xmm6, xmm12, 0", "vpclmulqdq xmm7, xmm7, xmm12, 0",
-                "vpclmulqdq xmm8, xmm8, xmm12, 0", "vpclmulqdq xmm9, xmm9, xmm12, 0",
-                "vpclmulqdq xmm10, xmm10, xmm12, 0", "vpclmulqdq xmm11, xmm11, xmm12, 0",
-                ".endr", "dec {n}", "jnz 2b",
-                n = inout(reg) n => _,
-                out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
-                out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
-                out("ymm12") _, options(nostack));
-        }
-    });
-    rate("vaesenc xmm + vpclmulqdq xmm, 1:1 (both counted)", 96.0, &|n: u64| {
-        // SAFETY: register-only arithmetic on clobbered registers and a
-        // counted loop.
-        unsafe {
-            asm!("2:",
-                ".rept 8",
-                "vaesenc xmm0, xmm0, xmm12", "vpclmulqdq xmm6, xmm6, xmm12, 0",
-                "vaesenc xmm1, xmm1, xmm12", "vpclmulqdq xmm7, xmm7, xmm12, 0",
-                "vaesenc xmm2, xmm2, xmm12", "vpclmulqdq xmm8, xmm8, xmm12, 0",
-                "vaesenc xmm3, xmm3, xmm12", "vpclmulqdq xmm9, xmm9, xmm12, 0",
-                "vaesenc xmm4, xmm4, xmm12", "vpclmulqdq xmm10, xmm10, xmm12, 0",
-                "vaesenc xmm5, xmm5, xmm12", "vpclmulqdq xmm11, xmm11, xmm12, 0",
-                ".endr", "dec {n}", "jnz 2b",
-                n = inout(reg) n => _,
-                out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
-                out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
-                out("ymm12") _, options(nostack));
-        }
-    });
+    rate("vpclmulqdq xmm", 96.0, &loop12!(
+        "vpclmulqdq xmm0, xmm0, xmm12, 0", "vpclmulqdq xmm1, xmm1, xmm12, 0",
+        "vpclmulqdq xmm2, xmm2, xmm12, 0", "vpclmulqdq xmm3, xmm3, xmm12, 0",
+        "vpclmulqdq xmm4, xmm4, xmm12, 0", "vpclmulqdq xmm5, xmm5, xmm12, 0",
+        "vpclmulqdq xmm6, xmm6, xmm12, 0", "vpclmulqdq xmm7, xmm7, xmm12, 0",
+        "vpclmulqdq xmm8, xmm8, xmm12, 0", "vpclmulqdq xmm9, xmm9, xmm12, 0",
+        "vpclmulqdq xmm10, xmm10, xmm12, 0", "vpclmulqdq xmm11, xmm11, xmm12, 0",
+    ));
+    rate("vaesenc xmm + vpclmulqdq xmm, 1:1 (both counted)", 96.0, &loop12!(
+        "vaesenc xmm0, xmm0, xmm12", "vpclmulqdq xmm6, xmm6, xmm12, 0",
+        "vaesenc xmm1, xmm1, xmm12", "vpclmulqdq xmm7, xmm7, xmm12, 0",
+        "vaesenc xmm2, xmm2, xmm12", "vpclmulqdq xmm8, xmm8, xmm12, 0",
+        "vaesenc xmm3, xmm3, xmm12", "vpclmulqdq xmm9, xmm9, xmm12, 0",
+        "vaesenc xmm4, xmm4, xmm12", "vpclmulqdq xmm10, xmm10, xmm12, 0",
+        "vaesenc xmm5, xmm5, xmm12", "vpclmulqdq xmm11, xmm11, xmm12, 0",
+    ));
 
     // GHASH's multiply beside counter mode's, on 256-bit registers: two
     // `vaesenc` to one `vpclmulqdq`. If the three shared two ports, this
     // would run at 2 a cycle; on a port of its own, the multiply lets both
     // AES units keep going (up to 3 a cycle).
     rate("vpclmulqdq ymm", 96.0, &twelve!("vpclmulqdq", ", 0"));
-    rate("vaesenc ymm + vpclmulqdq ymm, 2:1 (both counted)", 96.0, &|n: u64| {
-        // SAFETY: register-only arithmetic on clobbered registers and a
-        // counted loop.
-        unsafe {
-            asm!("2:",
-                ".rept 8",
-                "vaesenc ymm0, ymm0, ymm12", "vaesenc ymm1, ymm1, ymm12", "vpclmulqdq ymm8, ymm8, ymm12, 0",
-                "vaesenc ymm2, ymm2, ymm12", "vaesenc ymm3, ymm3, ymm12", "vpclmulqdq ymm9, ymm9, ymm12, 0",
-                "vaesenc ymm4, ymm4, ymm12", "vaesenc ymm5, ymm5, ymm12", "vpclmulqdq ymm10, ymm10, ymm12, 0",
-                "vaesenc ymm6, ymm6, ymm12", "vaesenc ymm7, ymm7, ymm12", "vpclmulqdq ymm11, ymm11, ymm12, 0",
-                ".endr", "dec {n}", "jnz 2b",
-                n = inout(reg) n => _,
-                out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
-                out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
-                out("ymm12") _, options(nostack));
-        }
-    });
+    rate("vaesenc ymm + vpclmulqdq ymm, 2:1 (both counted)", 96.0, &loop12!(
+        "vaesenc ymm0, ymm0, ymm12", "vaesenc ymm1, ymm1, ymm12", "vpclmulqdq ymm8, ymm8, ymm12, 0",
+        "vaesenc ymm2, ymm2, ymm12", "vaesenc ymm3, ymm3, ymm12", "vpclmulqdq ymm9, ymm9, ymm12, 0",
+        "vaesenc ymm4, ymm4, ymm12", "vaesenc ymm5, ymm5, ymm12", "vpclmulqdq ymm10, ymm10, ymm12, 0",
+        "vaesenc ymm6, ymm6, ymm12", "vaesenc ymm7, ymm7, ymm12", "vpclmulqdq ymm11, ymm11, ymm12, 0",
+    ));
 
     let b = Box::new(Buffers { data: [1; 192], powers: [1; 576], keys: [1; 352], consts: [1; 192] });
     let b = &*b;
