@@ -147,6 +147,15 @@ impl Lanes for x86_avx2::Powers {
     }
 }
 
+/// The lanes' table for a run of `len` bytes, which counts towards it: the
+/// run that brings what the key has offered the lanes to
+/// [`Lanes::BUILD_AFTER_BYTES`] builds it; `None` before that run.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn lane_table<'a, L: Lanes>(p: &soft::Powers, lanes: &'a Lazy<L>, token: L::Token, len: usize) -> Option<&'a L> {
+    lanes.offer(len, L::BUILD_AFTER_BYTES, || L::build(token, p))
+}
+
 /// R after `data` (a multiple of 12 bytes): its whole groups in the lanes
 /// once their table is built, everything else portable.
 #[cfg(target_arch = "x86_64")]
@@ -156,7 +165,7 @@ fn absorb_lanes<L: Lanes>(p: &soft::Powers, lanes: &Lazy<L>, token: L::Token, r:
         return p.absorb(r, data);
     }
     let (run, rest) = data.split_at(data.len() - data.len() % L::GROUP_BYTES);
-    let after_run = match lanes.offer(data.len(), L::BUILD_AFTER_BYTES, || L::build(token, p)) {
+    let after_run = match lane_table(p, lanes, token, data.len()) {
         Some(lanes) => L::run(token, lanes, r, run),
         None => match L::unbuilt(token, p, r, run) {
             Some(after_run) => after_run,
@@ -190,8 +199,7 @@ fn table_for<'a>(
     }
     // The run alone brings the lane powers' count to enough (above), so
     // counting it here never makes a second count that matters.
-    let powers =
-        lanes.offer(len, x86_avx512ifma::Powers::BUILD_AFTER_BYTES, || x86_avx512ifma::Powers::build(token, p))?;
+    let powers = lane_table(p, lanes, token, len)?;
     let build = || words::table(token, powers);
     if only_if_enough {
         table.offer_if_enough(len, words::BUILD_AFTER_BYTES, build)
@@ -336,12 +344,10 @@ impl HashKey {
                 if table_for(p, lanes, table, *token, len, false).is_some() {
                     return None;
                 }
-                Some(Keeper::Ifma(
-                    match lanes.offer(len, ifma::Powers::BUILD_AFTER_BYTES, || ifma::Powers::build(*token, p)) {
-                        Some(powers) => ifma::Keeper::Built(*token, powers),
-                        None => ifma::Keeper::Unbuilt(*token, p),
-                    },
-                ))
+                Some(Keeper::Ifma(match lane_table(p, lanes, *token, len) {
+                    Some(powers) => ifma::Keeper::Built(*token, powers),
+                    None => ifma::Keeper::Unbuilt(*token, p),
+                }))
             }
             HashKey::Avx2(p, lanes, token) => {
                 // Below this a run without the table goes portable
@@ -349,7 +355,7 @@ impl HashKey {
                 if len < avx2::SHORT_MIN_BYTES {
                     return None;
                 }
-                Some(Keeper::Avx2(match lanes.offer(len, avx2::BUILD_AFTER_BYTES, || avx2::Powers::new(*token, p)) {
+                Some(Keeper::Avx2(match lane_table(p, lanes, *token, len) {
                     Some(powers) => avx2::Keeper::Built(*token, powers),
                     None => avx2::Keeper::Unbuilt(*token, p),
                 }))
