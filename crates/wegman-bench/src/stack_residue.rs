@@ -11,9 +11,13 @@
 //! frame and its callees' were) are copied out and searched for round keys
 //! 1 to 10 of that key, computed here from FIPS-197 §5.2 independently of
 //! the library. Round key 0 is the key itself, which the caller holds
-//! anyway, so it is not counted. A control case stores the schedule in a
-//! local array and returns: if the scan does not find it, the scan is
-//! broken and the program exits 1.
+//! anyway, so it is not counted. Also counted: CWC's hash key Kh (this
+//! program's AES of 0xc0 || 0^120, top bit cleared, either byte order) and
+//! Poly1305's clamped r, whose key is read from static memory so that no
+//! case's frame holds it unless the library copied it. This program's AES
+//! is checked against FIPS-197 Appendix C.1 first, and a control case
+//! stores the schedule in a local array and returns: if either check
+//! fails, the program exits 1.
 //!
 //!   cargo run --release -p wegman-bench --bin wegman-stack-residue
 //!   WEGMAN_CPU=portable cargo run ...     (each tier the CPU allows)
@@ -70,6 +74,30 @@ fn schedule(key: &[u8; 16]) -> [[u8; 16]; 11] {
     core::array::from_fn(|r| core::array::from_fn(|j| w[4 * r + j / 4][j % 4]))
 }
 
+/// FIPS-197 §5.1: one block under the schedule `rk`.
+fn encrypt_block(rk: &[[u8; 16]; 11], block: [u8; 16]) -> [u8; 16] {
+    let s = sbox();
+    let xtime = |b: u8| (b << 1) ^ if b & 0x80 != 0 { 0x1b } else { 0 };
+    let mut st: [u8; 16] = core::array::from_fn(|i| block[i] ^ rk[0][i]);
+    for (round, key) in rk.iter().enumerate().skip(1) {
+        let sub: [u8; 16] = core::array::from_fn(|i| s[st[i] as usize]);
+        // Column c, row r is byte 4c + r; row r shifts left by r columns.
+        let shifted: [u8; 16] = core::array::from_fn(|i| sub[4 * ((i / 4 + i % 4) % 4) + i % 4]);
+        st = shifted;
+        if round < 10 {
+            for c in 0..4 {
+                let a: [u8; 4] = core::array::from_fn(|r| st[4 * c + r]);
+                let all = a[0] ^ a[1] ^ a[2] ^ a[3];
+                for r in 0..4 {
+                    st[4 * c + r] = a[r] ^ all ^ xtime(a[r] ^ a[(r + 1) % 4]);
+                }
+            }
+        }
+        st = core::array::from_fn(|i| st[i] ^ key[i]);
+    }
+    st
+}
+
 /// The control: the schedule in a local array of a frame that returns.
 #[inline(never)]
 fn control() {
@@ -89,11 +117,24 @@ fn cwc_one_shot() {
     black_box(key.encrypt(&[1; 11], &[], &[0x5a; 64], 16).expect("short"));
 }
 
+/// The Poly1305-AES key k || r, in static memory: a case's frame then holds
+/// no copy of r unless the library made one.
+static KR: [u8; 32] = [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3];
+
 fn poly_key() -> Key {
-    let mut kr = [0u8; 32];
-    kr[..16].copy_from_slice(&AES_KEY);
-    kr[16..].fill(3);
-    Key::from_bytes_clamped(&kr)
+    Key::from_bytes_clamped(&KR)
+}
+
+/// r of [`KR`] clamped (§2), as the key holds it.
+fn clamped_r() -> [u8; 16] {
+    let mut r: [u8; 16] = KR[16..].try_into().expect("16 bytes");
+    for i in [3, 7, 11, 15] {
+        r[i] &= 15;
+    }
+    for i in [4, 8, 12] {
+        r[i] &= 252;
+    }
+    r
 }
 
 #[inline(never)]
@@ -117,9 +158,10 @@ fn mmh_mac_key() {
     black_box(key.mac(&[1; 16], &[0x5a; 64]).expect("short"));
 }
 
-/// Round keys 1..=10 of [`AES_KEY`] found in the `SCAN` bytes below the
-/// stack pointer right after `case` returns.
-fn residue(case: fn(), rounds: &[[u8; 16]]) -> usize {
+/// For each marker (a set of 16-byte patterns), how many times its patterns
+/// occur in the `SCAN` bytes below the stack pointer right after `case`
+/// returns.
+fn residue(case: fn(), markers: &[Vec<[u8; 16]>]) -> Vec<usize> {
     let mut dead = vec![0u8; SCAN];
     // Allocated before the case, so that nothing is called between the
     // case's return and the copy; and the region zeroed first, so that
@@ -128,7 +170,8 @@ fn residue(case: fn(), rounds: &[[u8; 16]]) -> usize {
     zero_below_stack_pointer(SCAN);
     case();
     copy_below_stack_pointer(&mut dead);
-    rounds.iter().map(|rk| dead.windows(16).filter(|w| *w == rk.as_slice()).count()).sum()
+    let count = |p: &[u8; 16]| dead.windows(16).filter(|w| *w == p.as_slice()).count();
+    markers.iter().map(|m| m.iter().map(count).sum()).collect()
 }
 
 /// Zero the `len` bytes below the stack pointer.
@@ -179,7 +222,21 @@ fn copy_below_stack_pointer(dead: &mut [u8]) {
 }
 
 fn main() {
-    let rounds = &schedule(&AES_KEY)[1..];
+    // The oracle first: FIPS-197 Appendix C.1.
+    let fips_key: [u8; 16] = core::array::from_fn(|i| i as u8);
+    let fips_in: [u8; 16] = core::array::from_fn(|i| (i as u8) * 0x11);
+    let want = [0x69, 0xc4, 0xe0, 0xd8, 0x6a, 0x7b, 0x04, 0x30, 0xd8, 0xcd, 0xb7, 0x80, 0x70, 0xb4, 0xc5, 0x5a];
+    if encrypt_block(&schedule(&fips_key), fips_in) != want {
+        eprintln!("this program's AES does not match FIPS-197 Appendix C.1");
+        std::process::exit(1);
+    }
+    let rk = schedule(&AES_KEY);
+    // CWC's hash key: Kh = AES_K(0xc0 || 0^120) with the top bit cleared
+    // (cwc.md), in either byte order.
+    let mut c0 = [0u8; 16];
+    c0[0] = 0xc0;
+    let kh = u128::from_be_bytes(encrypt_block(&rk, c0)) & ((1 << 127) - 1);
+    let markers = [rk[1..].to_vec(), vec![kh.to_be_bytes(), kh.to_le_bytes()], vec![clamped_r()]];
     println!(
         "{}; wegman tier {}",
         std::fs::read_to_string("/proc/cpuinfo")
@@ -188,9 +245,12 @@ fn main() {
             .unwrap_or_default(),
         wegman::cpu::Features::detect().tier()
     );
-    let control_hits = residue(control, rounds);
-    println!("{:<58} {control_hits:>3}", "control (the schedule in a returned frame's array)");
-    if control_hits == 0 {
+    println!("16-byte copies in the {SCAN} bytes of dead stack after each call (AES key 07 x 16, r 03 x 16 clamped):");
+    println!("{:<56} {:>9} {:>4} {:>4}", "", "AES rk1-10", "Kh", "r");
+    let row = |name: &str, counts: &[usize]| println!("{name:<56} {:>9} {:>4} {:>4}", counts[0], counts[1], counts[2]);
+    let control_hits = residue(control, &markers);
+    row("control (the schedule in a returned frame's array)", &control_hits);
+    if control_hits[0] == 0 {
         eprintln!("the scan did not find the control's copy: it cannot see dead frames here");
         std::process::exit(1);
     }
@@ -201,8 +261,7 @@ fn main() {
         ("poly1305aes::ExpandedKey::new + authenticate, dropped", poly1305aes_expanded_key),
         ("mmh::MacKey::new (kp = the AES key) + mac, dropped", mmh_mac_key),
     ];
-    println!("copies of AES-128 round keys 1-10 in the {SCAN} bytes of dead stack after each call:");
     for (name, case) in cases {
-        println!("{name:<58} {:>3}", residue(case, rounds));
+        row(name, &residue(case, &markers));
     }
 }
