@@ -1,9 +1,9 @@
-//! How many copies of an AES key's schedule a call leaves in dead stack
-//! frames (docs/security.md, "Key material in dead stack frames"). A
-//! measurement, not a test: the library wipes every key it holds when the
-//! key drops, but the moves that build a key by value, and the calls that
-//! expand a key for one message, leave copies in frames that have
-//! returned, which nothing wipes.
+//! How many copies of key material (AES round keys, CWC's Kh, Poly1305's r)
+//! a call leaves in dead stack frames (docs/security.md, "Key material in
+//! dead stack frames"). A measurement, not a test: the library wipes every
+//! key it holds when the key drops, but the moves that build a key by
+//! value, and the calls that expand a key for one message, leave copies in
+//! frames that have returned, which nothing wipes.
 //!
 //! For each case an `#[inline(never)]` function runs the call (and drops
 //! what it made) under the AES-128 key 07 × 16; then, with no call in
